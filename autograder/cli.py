@@ -1,0 +1,183 @@
+"""``python -m autograder``: grade, check, status and generate.
+
+Exit codes: 0 when the command did its job (whatever the score); 1 when
+``grade --fail-under`` is not met or ``check`` finds a function that does not pass
+yet; 2 for unusable arguments or unreadable input, with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder import console, formats, progress
+from autograder.discover import Submission, UnusableInput, find_submissions
+from autograder.grading import grade_all, grade_submission
+from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
+from autograder.sandbox import Limits
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (UnusableInput, CourseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder", description=__doc__.splitlines()[0]
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    grade = commands.add_parser(
+        "grade", help="grade one notebook, one learner's folder, or a class"
+    )
+    grade.add_argument("path", type=Path, metavar="PATH")
+    grade.add_argument("--json", type=Path, metavar="FILE", help="write the full report as JSON")
+    grade.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    grade.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
+    grade.add_argument(
+        "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
+    )
+    _add_limits(grade)
+    grade.set_defaults(run=_grade)
+
+    check = commands.add_parser("check", help="run the visible tests of your notebook, with hints")
+    check.add_argument("notebook", type=Path, metavar="NOTEBOOK")
+    _add_limits(check)
+    check.set_defaults(run=_check)
+
+    status = commands.add_parser("status", help="show your progress through the exercises")
+    status.set_defaults(run=_status)
+
+    generate = commands.add_parser(
+        "generate", help="make exercises/ from solutions/ with nbgrader generate_assignment"
+    )
+    generate.set_defaults(run=_generate)
+    return parser
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    defaults = Limits()
+    parser.add_argument(
+        "--timeout", type=_positive, default=defaults.notebook_seconds, metavar="SECONDS",
+        help=f"wall-clock limit to run one notebook (default {defaults.notebook_seconds:g})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cell-timeout", type=_positive, default=defaults.cell_seconds, metavar="SECONDS",
+        help=f"wall-clock limit for one cell (default {defaults.cell_seconds:g})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--call-timeout", type=_positive, default=defaults.call_seconds, metavar="SECONDS",
+        help=f"wall-clock limit for one call of a function (default {defaults.call_seconds:g})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--memory", type=_positive, default=defaults.memory_bytes / 2**20, metavar="MIB",
+        help=f"address-space limit of the worker (default {defaults.memory_bytes // 2**20})",
+    )  # fmt: skip
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0")
+    return value
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(
+        notebook_seconds=args.timeout,
+        cell_seconds=args.cell_timeout,
+        call_seconds=args.call_timeout,
+        memory_bytes=int(args.memory * 2**20),
+    )
+
+
+def _grade(args: argparse.Namespace) -> int:
+    course = load_course(SOLUTIONS)
+    submissions = find_submissions(args.path, course)
+    for path in (args.json, args.junit, args.markdown):
+        if path is not None and path.is_dir():
+            raise UnusableInput(f"{path} is a folder; give a file name")
+    out = console.console()
+    report = grade_all(submissions, course, _limits(args))
+    console.print_report(out, report)
+    if args.json:
+        formats.write_text(args.json, report.to_json())
+    if args.junit:
+        formats.write_text(args.junit, formats.to_junit(report))
+    markdown = formats.to_markdown(report)
+    if args.markdown:
+        formats.write_text(args.markdown, markdown)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        formats.append_text(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown)
+    if args.fail_under is not None and report.percent < args.fail_under:
+        print(
+            f"score {report.percent:.1f}% is under --fail-under {args.fail_under:g}%",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    course = load_course(EXERCISES)
+    path: Path = args.notebook
+    if not path.is_file():
+        raise UnusableInput(f"{path} is not a notebook file")
+    ids = [notebook.id for notebook in course.notebooks]
+    if path.stem not in ids:
+        raise UnusableInput(f"{path.name} is not one of the course's notebooks ({', '.join(ids)})")
+    result = grade_submission(Submission("your notebook", {path.stem: path}), course, _limits(args))
+    out = console.console()
+    console.print_student(out, result, hints=True)
+    progress.record({e.name: e.status == "passed" for e in result.exercises})
+    passed = all(e.status == "passed" for e in result.exercises)
+    out.print(
+        "All visible tests pass. The graded run adds hidden tests on other inputs."
+        if passed
+        else "Not everything passes yet: read the feedback and hints above, then check again."
+    )
+    return 0 if passed else 1
+
+
+def _status(args: argparse.Namespace) -> int:
+    console.print_status(console.console(), load_course(EXERCISES), progress.load())
+    return 0
+
+
+def generate_exercises(release_directory: Path) -> None:
+    """Run ``nbgrader generate_assignment`` on every chapter of ``solutions/``."""
+    for notebook in load_course(SOLUTIONS).notebooks:
+        subprocess.run(
+            [
+                sys.executable, "-m", "nbgrader", "generate_assignment", notebook.id,
+                "--force", "--no-db", "--log-level=WARN",
+                f"--CourseDirectory.root={REPO_ROOT}",
+                f"--CourseDirectory.release_directory={release_directory}",
+            ],
+            check=True,
+            cwd=REPO_ROOT,
+        )  # fmt: skip
+
+
+def _generate(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        generate_exercises(Path(scratch))
+        for source in Path(scratch).glob("*/*.ipynb"):
+            target = EXERCISES / source.relative_to(scratch)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+            print(f"wrote {target.relative_to(REPO_ROOT)}")
+    return 0

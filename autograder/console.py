@@ -1,0 +1,101 @@
+"""What the grader prints on a terminal (rich), and as plain text in CI logs."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from autograder.registry import Course
+from autograder.report import Report, StudentResult
+
+_STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "error": "yellow",
+    "missing": "magenta",
+    "timeout": "yellow",
+}
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def print_report(out: Console, report: Report) -> None:
+    """A table per learner when there is one, a summary row per learner for a class."""
+    if len(report.students) == 1:
+        print_student(out, report.students[0])
+    else:
+        table = Table(title="Grades")
+        for column in ("Student", "Score", "Passed", "Not passed"):
+            table.add_column(column, justify="right" if column in ("Score", "Passed") else "left")
+        for student in report.students:
+            passed = sum(e.status == "passed" for e in student.exercises)
+            others = ", ".join(
+                f"{e.name} ({e.status})" for e in student.exercises if e.status != "passed"
+            )
+            table.add_row(
+                student.student,
+                f"{_points(student.score)} / {_points(student.max_score)}",
+                f"{passed} / {len(student.exercises)}",
+                others or "-",
+            )
+        out.print(table)
+    out.print(
+        f"Total: {_points(report.score)} / {_points(report.max_score)} ({report.percent:.1f}%), "
+        f"isolation: {report.isolation}"
+    )
+
+
+def print_student(out: Console, student: StudentResult, *, hints: bool = False) -> None:
+    table = Table(
+        title=f"{student.student}: {_points(student.score)} / {_points(student.max_score)}"
+    )
+    for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
+        table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
+    for exercise in student.exercises:
+        message = next((t.message for t in exercise.tests if t.message), "")
+        if hints and exercise.hint:
+            message = f"{message}\nHint: {exercise.hint}"
+        style = _STYLE.get(exercise.status, "")
+        table.add_row(
+            exercise.notebook,
+            exercise.name,
+            f"{_points(exercise.score)} / {_points(exercise.max_score)}",
+            f"[{style}]{exercise.status}[/{style}]",
+            message,
+        )
+    out.print(table)
+    for note in student.notes:
+        where = f"{note.notebook}: " if note.notebook else ""
+        out.print(f"[dim]note[/dim] {where}{note.message}", markup=True)
+
+
+def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
+    table = Table(title="Your progress")
+    for column in ("Chapter", "Function", "Points", "State"):
+        table.add_column(column)
+    done = 0.0
+    for notebook in course.notebooks:
+        for function in notebook.functions:
+            state = states.get(function.name, "not checked")
+            done += function.points if state == "passed" else 0.0
+            style = {"passed": "green", "failing": "red"}.get(state, "dim")
+            table.add_row(
+                notebook.title,
+                function.name,
+                _points(function.points),
+                f"[{style}]{state}[/{style}]",
+            )
+    out.print(table)
+    total = course.points
+    percent = 100.0 * done / total if total else 0.0
+    passed = sum(states.get(f.name) == "passed" for f in course.functions)
+    out.print(
+        f"{passed} of {len(course.functions)} functions pass their visible tests: "
+        f"{_points(done)} / {_points(total)} points ({percent:.0f}%)."
+    )

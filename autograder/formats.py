@@ -1,0 +1,105 @@
+"""Writing a report as JUnit XML and as Markdown (also used for GitHub's job summary)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from autograder.report import Report
+
+_STATUS_MARK = {"passed": "✅", "failed": "❌", "error": "⚠️", "missing": "❔", "timeout": "⏱️"}
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def to_junit(report: Report) -> str:
+    """One ``testsuite`` per student, one ``testcase`` per test cell."""
+    suites = ET.Element("testsuites", name="pytrees-hands-on")
+    for student in report.students:
+        tests = [(exercise, test) for exercise in student.exercises for test in exercise.tests]
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=student.student,
+            tests=str(len(tests)),
+            failures=str(sum(t.outcome in ("failed", "timeout", "missing") for _, t in tests)),
+            errors=str(sum(t.outcome == "error" for _, t in tests)),
+        )
+        for exercise, test in tests:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{student.student}.{exercise.notebook.removesuffix('.ipynb')}",
+                name=f"{exercise.name}::{test.name}",
+            )
+            ET.SubElement(case, "properties").extend(
+                [
+                    ET.Element("property", name="points", value=_points(test.points)),
+                    ET.Element("property", name="max_points", value=_points(test.max_points)),
+                ]
+            )
+            if test.outcome == "error":
+                ET.SubElement(
+                    case, "error", message=test.message, type=test.outcome
+                ).text = test.message
+            elif test.outcome != "passed":
+                ET.SubElement(
+                    case, "failure", message=test.message, type=test.outcome
+                ).text = test.message
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def to_markdown(report: Report) -> str:
+    lines = [
+        "## Grading report",
+        "",
+        f"**{_points(report.score)} / {_points(report.max_score)}** points "
+        f"({report.percent:.1f}%) for {len(report.students)} submission(s).",
+        "",
+        "| Student | Score | Passed | Not passed |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for student in report.students:
+        passed = sum(e.status == "passed" for e in student.exercises)
+        others = ", ".join(
+            f"{_STATUS_MARK[e.status]} `{e.name}` ({e.status})"
+            for e in student.exercises
+            if e.status != "passed"
+        )
+        lines.append(
+            f"| {_cell(student.student)} | {_points(student.score)} / {_points(student.max_score)} "
+            f"| {passed} / {len(student.exercises)} | {others or '—'} |"
+        )
+    for student in report.students:
+        details = [e for e in student.exercises if e.status != "passed"]
+        if not details and not student.notes:
+            continue
+        lines += ["", f"### {student.student}", ""]
+        for exercise in details:
+            message = next((t.message for t in exercise.tests if t.message), "")
+            mark = _STATUS_MARK[exercise.status]
+            title = f"{exercise.notebook} · {exercise.name}"
+            lines.append(f"- {mark} **{title}**: {_cell(message)}")
+            if exercise.hint:
+                lines.append(f"  - Hint: {_cell(exercise.hint)}")
+        for note in student.notes:
+            where = f"{note.notebook}: " if note.notebook else ""
+            lines.append(f"- ℹ️ {_cell(where + note.message)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def append_text(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)

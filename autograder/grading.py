@@ -1,0 +1,69 @@
+"""Grading submissions: from a learner's notebooks to a :class:`~autograder.report.Report`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from autograder.discover import Submission
+from autograder.plugin import NotebookContext, run_pytest
+from autograder.registry import Course
+from autograder.report import ExerciseResult, NotebookNote, Report, StudentResult, TestResult
+from autograder.sandbox import Limits
+from autograder.verdicts import Verdict
+
+
+def grade_all(
+    submissions: Iterable[Submission],
+    course: Course,
+    limits: Limits,
+    on_student: Callable[[StudentResult], None] | None = None,
+) -> Report:
+    """Grade every submission in turn; one learner's failure never stops the batch."""
+    results = []
+    for submission in submissions:
+        result = grade_submission(submission, course, limits)
+        if on_student is not None:
+            on_student(result)
+        results.append(result)
+    return Report(students=results)
+
+
+def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:
+    """Run the tests of each notebook the submission is expected to contain."""
+    contexts = [
+        NotebookContext(course.notebook(notebook_id), path, limits)
+        for notebook_id, path in submission.notebooks.items()
+    ]
+    verdicts = run_pytest(contexts)
+    result = StudentResult(student=submission.student)
+    result.notes.extend(NotebookNote("", note) for note in submission.notes)
+    for context in contexts:
+        exercise = context.exercise
+        if context.problem is not None:
+            result.notes.append(NotebookNote(exercise.filename, context.problem.message))
+        if context.run is not None:
+            result.notes.extend(
+                NotebookNote(exercise.filename, f"cell {p.cell} {p.text}")
+                for p in context.run.problems
+            )
+        for function in exercise.functions:
+            graded = ExerciseResult(
+                notebook=exercise.filename, name=function.name, max_score=function.points
+            )
+            for test in function.tests:
+                verdict = verdicts.get(
+                    (exercise.id, test.grade_id), Verdict("error", "the test did not run")
+                )
+                graded.tests.append(
+                    TestResult(
+                        name=test.grade_id,
+                        outcome=verdict.outcome,
+                        points=test.points if verdict.passed else 0.0,
+                        max_points=test.points,
+                        message=verdict.message,
+                    )
+                )
+            if graded.status == "failed" and function.hints:
+                graded.hint = function.hints[0]
+            result.exercises.append(graded)
+    return result

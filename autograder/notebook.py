@@ -1,0 +1,96 @@
+"""Instant feedback inside an exercise notebook: ``check("fn")`` and ``hint("fn")``.
+
+``check`` runs the function's visible tests right in the learner's kernel (their
+own code, on their own machine: nothing to protect), prints what failed with the
+first hint, and records the result for ``python -m autograder status``. While the
+grader runs a notebook both are silent, so they never change a grade.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any
+
+from autograder import progress
+from autograder.registry import EXERCISES, GradedFunction, load_course
+from autograder.verdicts import run_test_cell
+
+_hints_shown: dict[str, int] = {}
+
+
+def _grading() -> bool:
+    return os.environ.get("PYTREES_GRADING") == "1"
+
+
+def _function(name: str) -> GradedFunction | None:
+    course = load_course(EXERCISES)
+    try:
+        return course.function(name)
+    except KeyError:
+        names = ", ".join(f.name for f in course.functions)
+        print(f"There is no exercise called {name!r}. The exercises are: {names}.")
+        return None
+
+
+def _learner_namespace() -> dict[str, Any]:
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is not None:
+        return shell.user_ns
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals if frame is not None else {}
+
+
+def check(name: str) -> None:
+    """Run the visible tests of ``name`` against the learner's current definition."""
+    if _grading():
+        return
+    function = _function(name)
+    if function is None:
+        return
+    namespace = dict(_learner_namespace())
+    if not callable(namespace.get(name)):
+        print(f"❔ {name} is not defined yet: run the cell that defines it first.")
+        progress.record({name: False})
+        return
+    failures = [
+        verdict.message
+        for test in function.tests
+        if not (
+            verdict := run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
+        ).passed
+    ]
+    progress.record({name: not failures})
+    if not failures:
+        print(f"✅ {name} passes its visible tests. Grading adds hidden tests on other inputs.")
+        return
+    print(f"❌ {name}: {failures[0]}")
+    if function.hints:
+        print(f'   Stuck? hint("{name}") shows a hint; {len(function.hints)} unlock one at a time.')
+
+
+def hint(name: str) -> None:
+    """Show the next hint for ``name``; each call reveals one more."""
+    if _grading():
+        return
+    function = _function(name)
+    if function is None:
+        return
+    if not function.hints:
+        print(f"{name} has no hints.")
+        return
+    shown = min(_hints_shown.get(name, 0) + 1, len(function.hints))
+    _hints_shown[name] = shown
+    for number, text in enumerate(function.hints[:shown], start=1):
+        print(f"💡 Hint {number}/{len(function.hints)}: {text}")
+    if shown == len(function.hints):
+        print(
+            "   That was the last hint. The chapter's sections named in the test messages help too."
+        )

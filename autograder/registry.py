@@ -1,0 +1,203 @@
+"""The course's exercises, read from the exercise notebooks themselves.
+
+A notebook ``<dir>/<id>/<id>.ipynb`` is one chapter's exercise. Its nbgrader
+metadata says everything the grader needs: the setup cell (``grade_id: setup``),
+each graded function's solution cell (``solution: true``, ``grade_id`` the
+function's name, hints in ``metadata.course.hints``) and its test cells
+(``grade: true``, ``grade_id`` ``test_<function>``, ``points``). Nothing here is
+declared a second time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import nbformat
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPO_ROOT / "solutions"
+EXERCISES = REPO_ROOT / "exercises"
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+
+class CourseError(Exception):
+    """An exercise notebook breaks the authoring conventions (see AUTHORING.md)."""
+
+
+@dataclass(frozen=True)
+class TestCell:
+    """One nbgrader test cell: its source, its points, and which lines are hidden."""
+
+    grade_id: str
+    function: str
+    points: float
+    source: str
+    hidden_lines: frozenset[int]
+
+    @property
+    def filename(self) -> str:
+        return f"<tests of {self.function}>"
+
+    @property
+    def visible_source(self) -> str:
+        """The cell as a learner sees it: hidden regions removed, as nbgrader does."""
+        return "".join(
+            line
+            for number, line in enumerate(self.source.splitlines(True), start=1)
+            if number not in self.hidden_lines
+        )
+
+
+@dataclass(frozen=True)
+class GradedFunction:
+    name: str
+    notebook: str
+    hints: tuple[str, ...]
+    tests: tuple[TestCell, ...]
+
+    @property
+    def points(self) -> float:
+        return sum(test.points for test in self.tests)
+
+
+@dataclass(frozen=True)
+class ExerciseNotebook:
+    """One chapter's exercise notebook and its graded functions, in notebook order."""
+
+    id: str
+    title: str
+    path: Path
+    setup_source: str
+    functions: tuple[GradedFunction, ...]
+    test_grade_ids: frozenset[str]
+
+    @property
+    def filename(self) -> str:
+        return f"{self.id}.ipynb"
+
+    @property
+    def points(self) -> float:
+        return sum(function.points for function in self.functions)
+
+
+@dataclass(frozen=True)
+class Course:
+    notebooks: tuple[ExerciseNotebook, ...]
+
+    def notebook(self, notebook_id: str) -> ExerciseNotebook:
+        for notebook in self.notebooks:
+            if notebook.id == notebook_id:
+                return notebook
+        raise KeyError(notebook_id)
+
+    def function(self, name: str) -> GradedFunction:
+        for notebook in self.notebooks:
+            for function in notebook.functions:
+                if function.name == name:
+                    return function
+        raise KeyError(name)
+
+    @property
+    def functions(self) -> tuple[GradedFunction, ...]:
+        return tuple(f for notebook in self.notebooks for f in notebook.functions)
+
+    @property
+    def points(self) -> float:
+        return sum(notebook.points for notebook in self.notebooks)
+
+
+@cache
+def load_course(directory: Path = SOLUTIONS) -> Course:
+    """Every ``<id>/<id>.ipynb`` under ``directory``, sorted by chapter order.
+
+    Chapter order is the order of ``_toc.yml`` when the chapter is listed there,
+    then the id.
+    """
+    paths = sorted(path for path in directory.glob("*/*.ipynb") if path.stem == path.parent.name)
+    if not paths:
+        raise CourseError(f"no exercise notebooks under {directory}")
+    order = toc_order()
+    paths.sort(key=lambda path: (order.get(path.stem, len(order)), path.stem))
+    return Course(tuple(load_notebook(path) for path in paths))
+
+
+def toc_order() -> dict[str, int]:
+    """Chapter ids in the order ``_toc.yml`` lists ``book/<id>``."""
+    toc = REPO_ROOT / "_toc.yml"
+    if not toc.exists():
+        return {}
+    ids = re.findall(r"file:\s*book/([\w-]+)", toc.read_text(encoding="utf-8"))
+    return {chapter: index for index, chapter in enumerate(ids)}
+
+
+def load_notebook(path: Path) -> ExerciseNotebook:
+    nb = nbformat.read(path, as_version=4)
+    setup = ""
+    hints: dict[str, tuple[str, ...]] = {}
+    tests: dict[str, list[TestCell]] = {}
+    order: list[str] = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id", "")
+        if cell.cell_type != "code" or not grade_id:
+            continue
+        if grade_id == "setup":
+            setup = cell.source
+        elif meta.get("solution"):
+            order.append(grade_id)
+            hints[grade_id] = tuple(cell.metadata.get("course", {}).get("hints", ()))
+        elif meta.get("grade"):
+            if not grade_id.startswith("test_"):
+                raise CourseError(f"{path}: test cell {grade_id!r} must be named test_<function>")
+            function = grade_id.removeprefix("test_")
+            tests.setdefault(function, []).append(
+                TestCell(
+                    grade_id=grade_id,
+                    function=function,
+                    points=float(meta.get("points", 0)),
+                    source=cell.source,
+                    hidden_lines=hidden_lines(cell.source),
+                )
+            )
+    for function in tests:
+        if function not in hints:
+            raise CourseError(f"{path}: tests for {function!r} but no solution cell of that name")
+    title = next(
+        (
+            c.source.splitlines()[0].lstrip("# ").strip()
+            for c in nb.cells
+            if c.cell_type == "markdown" and c.source
+        ),
+        path.stem,
+    )
+    functions = tuple(
+        GradedFunction(name, path.stem, hints[name], tuple(tests.get(name, ()))) for name in order
+    )
+    return ExerciseNotebook(
+        id=path.stem,
+        title=title,
+        path=path,
+        setup_source=setup,
+        functions=functions,
+        test_grade_ids=frozenset(t.grade_id for f in functions for t in f.tests),
+    )
+
+
+def hidden_lines(source: str) -> frozenset[int]:
+    """1-based numbers of the lines inside hidden-test regions, markers included."""
+    hidden: set[int] = set()
+    inside = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = line.strip()
+        if marker == HIDDEN_BEGIN:
+            inside = True
+        if inside:
+            hidden.add(number)
+        if marker == HIDDEN_END:
+            inside = False
+    return frozenset(hidden)

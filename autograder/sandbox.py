@@ -1,0 +1,269 @@
+"""Runs one learner notebook in a limited worker process and calls its functions.
+
+The grader's side of :mod:`autograder.worker`. A :class:`NotebookRun` starts a
+fresh worker for the notebook, runs its cells one by one, and answers calls of
+the notebook's functions with plain data. A cell that hangs or kills the worker is
+skipped: the worker is restarted and the notebook replayed without it, so one bad
+cell costs only what depends on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder import channel, wire
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one notebook may use. Times are wall-clock seconds."""
+
+    notebook_seconds: float = 300.0
+    cell_seconds: float = 60.0
+    call_seconds: float = 30.0
+    memory_bytes: int = 4 * 1024**3
+    restarts: int = 3
+
+
+class LearnerError(Exception):
+    """The learner's code raised; ``info`` has its type, message and traceback."""
+
+    def __init__(self, function: str, info: dict[str, str]) -> None:
+        super().__init__(f"{function} raised {info.get('type')}: {info.get('message')}")
+        self.function = function
+        self.type = str(info.get("type", "Exception"))
+        self.message = str(info.get("message", ""))
+        self.traceback = str(info.get("traceback", ""))
+
+
+class CallTimeout(Exception):
+    """A call did not return within the limit."""
+
+
+class WorkerCrashed(Exception):
+    """The worker process ended while it had work to do."""
+
+
+class FunctionMissing(Exception):
+    """The notebook does not define the function; ``names`` lists what it does define."""
+
+    def __init__(self, function: str, names: list[str]) -> None:
+        super().__init__(function)
+        self.function = function
+        self.names = names
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """Something that went wrong while a notebook's cells ran."""
+
+    cell: int
+    text: str
+
+
+def worker_environment(home: Path) -> dict[str, str]:
+    """A clean environment: nothing of the grader's own (tokens, secrets) reaches the worker."""
+    return {
+        "PATH": os.defpath,
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONPATH": str(PACKAGE_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "JAX_PLATFORMS": "cpu",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "PYTREES_GRADING": "1",
+    }
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "the worker stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the worker was killed by {name}"
+    return f"the worker exited with code {returncode}"
+
+
+class WorkerProcess:
+    """One worker process with a private scratch directory and resource limits."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-worker-"))
+        to_worker_read, self._to_worker = os.pipe()
+        self._from_worker, from_worker_write = os.pipe()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "autograder.worker",
+                str(to_worker_read),
+                str(from_worker_write),
+            ],
+            pass_fds=(to_worker_read, from_worker_write),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.scratch,
+            env=worker_environment(self.scratch),
+            start_new_session=True,
+            preexec_fn=self._apply_limits,
+        )
+        os.close(to_worker_read)
+        os.close(from_worker_write)
+
+    def _apply_limits(self) -> None:
+        memory = self.limits.memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed."""
+        try:
+            channel.send(self._to_worker, message)
+            return channel.receive(self._from_worker, timeout=max(timeout, 0.01))
+        except channel.ChannelTimeout:
+            self.close()
+            raise CallTimeout() from None
+        except (channel.ChannelClosed, channel.ChannelError) as exc:
+            self.close()
+            detail = describe_exit(self.process.returncode)
+            raise WorkerCrashed(
+                f"{detail} ({exc})" if isinstance(exc, channel.ChannelError) else detail
+            ) from None
+
+    def close(self) -> None:
+        """Kill the worker and everything it started, and remove its scratch directory."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        for fd in (self._to_worker, self._from_worker):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._to_worker = self._from_worker = -1
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return self._to_worker >= 0 and self.process.poll() is None
+
+
+@dataclass
+class NotebookRun:
+    """A learner's notebook, run in a worker, whose functions can be called.
+
+    ``cells`` are the code cells to run, as (cell number, source). The notebook
+    runs on the first call; ``problems`` then says which cells failed or were
+    skipped.
+    """
+
+    cells: list[tuple[int, str]]
+    limits: Limits = field(default_factory=Limits)
+    problems: list[CellProblem] = field(default_factory=list)
+    _worker: WorkerProcess | None = None
+    _skipped: set[int] = field(default_factory=set)
+    _started: bool = False
+    _restarts: int = 0
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Call the learner's ``name`` in the worker and return its result as plain data."""
+        worker = self._ready_worker()
+        message = {
+            "op": "call",
+            "name": name,
+            "args": wire.encode(list(args)),
+            "kwargs": wire.encode(kwargs),
+        }
+        try:
+            reply = worker.request(message, self.limits.call_seconds)
+        except CallTimeout:
+            self._worker = None
+            raise
+        except WorkerCrashed:
+            self._worker = None
+            raise
+        if reply.get("ok"):
+            return wire.decode(reply.get("value"))
+        if reply.get("missing"):
+            names = reply.get("names")
+            raise FunctionMissing(name, [str(n) for n in names] if isinstance(names, list) else [])
+        error = reply.get("error")
+        raise LearnerError(name, error if isinstance(error, dict) else {})
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    def _ready_worker(self) -> WorkerProcess:
+        if self._worker is not None and self._worker.alive:
+            return self._worker
+        self._worker = self._restart() if self._started else self._run_cells()
+        self._started = True
+        return self._worker
+
+    def _restart(self) -> WorkerProcess:
+        if self._restarts >= self.limits.restarts:
+            raise WorkerCrashed("the notebook's worker had to be restarted too often")
+        self._restarts += 1
+        return self._run_cells()
+
+    def _run_cells(self) -> WorkerProcess:
+        """Start a worker and run every cell not yet known to hang or crash it.
+
+        Each start has the whole notebook time limit; starts are capped by
+        ``Limits.restarts``.
+        """
+        deadline = time.monotonic() + self.limits.notebook_seconds
+        worker = WorkerProcess(self.limits)
+        for number, source in self.cells:
+            if number in self._skipped:
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._note(
+                    number,
+                    f"not run: the notebook's {self.limits.notebook_seconds:g} s were used up",
+                )
+                continue
+            limit = min(self.limits.cell_seconds, remaining)
+            try:
+                reply = worker.request({"op": "exec", "cell": number, "source": source}, limit)
+            except CallTimeout:
+                self._skip(number, f"did not finish within {limit:g} s; graded without it")
+                return self._restart()
+            except WorkerCrashed as exc:
+                self._skip(number, f"ended the worker ({exc}); graded without it")
+                return self._restart()
+            if not reply.get("ok"):
+                error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+                self._note(number, f"raised {error.get('type')}: {error.get('message')}")
+        return worker
+
+    def _skip(self, number: int, text: str) -> None:
+        self._skipped.add(number)
+        self._note(number, text)
+
+    def _note(self, number: int, text: str) -> None:
+        problem = CellProblem(number, text)
+        if problem not in self.problems:
+            self.problems.append(problem)

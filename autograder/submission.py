@@ -1,0 +1,58 @@
+"""A learner's notebook file, read as data: which cells of it the worker should run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from autograder.registry import ExerciseNotebook
+
+MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+
+
+class NotebookUnreadable(Exception):
+    """The file cannot be graded; the message names it and says why."""
+
+
+def cells_to_run(path: Path, exercise: ExerciseNotebook) -> list[tuple[int, str]]:
+    """The learner's code cells, as (cell number from 1, source).
+
+    The learner's copies of the test cells are left out: tests always come from
+    the course's own notebook, so editing them changes nothing.
+    """
+    nb = read_notebook(path)
+    cells = []
+    for number, cell in enumerate(nb.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in exercise.test_grade_ids:
+            continue
+        source = cell.get("source", "")
+        cells.append((number, source if isinstance(source, str) else "".join(source)))
+    return cells
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read ``path`` as an nbformat-4 notebook or raise :class:`NotebookUnreadable`."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise NotebookUnreadable(f"{path.name} cannot be read: {exc.strerror}") from None
+    if size == 0:
+        raise NotebookUnreadable(f"{path.name} is an empty file, not a notebook")
+    if size > MAX_NOTEBOOK_BYTES:
+        raise NotebookUnreadable(f"{path.name} is {size // 2**20} MiB, over the 100 MiB limit")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotebookUnreadable(f"{path.name} is not UTF-8 text (byte {exc.start})") from None
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as exc:  # nbformat raises several unrelated types for bad input
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise NotebookUnreadable(f"{path.name} is not a valid notebook: {reason}") from None
+    if not isinstance(nb.get("cells"), list):
+        raise NotebookUnreadable(f"{path.name} is not a valid notebook: it has no list of cells")
+    return nb

@@ -1,0 +1,100 @@
+"""Running one test cell and turning what happened into a message a learner can act on."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from autograder.registry import TestCell
+from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+
+OUTCOMES = ("passed", "failed", "error", "missing", "timeout")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one test cell ended: ``outcome`` is one of :data:`OUTCOMES`."""
+
+    outcome: str
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> Verdict:
+    """Run ``test`` in ``namespace`` and judge it by its assertions alone.
+
+    A failure inside a hidden region is described only by the assertion's
+    authored message: never by the test's code, its inputs or expected values.
+    """
+    code = compile(test.source, test.filename, "exec")
+    try:
+        exec(code, namespace)
+    except AssertionError as exc:
+        return Verdict("failed", _assertion_message(exc, test))
+    except CallTimeout:
+        return Verdict(
+            "timeout",
+            f"{test.function} did not return within the time limit: "
+            "look for a loop that never ends.",
+        )
+    except WorkerCrashed as exc:
+        return Verdict("error", f"{exc} while {test.function} was running.")
+    except FunctionMissing as exc:
+        return Verdict("missing", _missing_message(exc, notebook))
+    except LearnerError as exc:
+        return Verdict("failed", _learner_error_message(exc, _in_hidden(exc, test)))
+    except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
+        return Verdict("failed", _local_error_message(exc, test))
+    return Verdict("passed")
+
+
+def _failing_line(exc: BaseException, test: TestCell) -> int | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+    return frames[-1].lineno if frames else None
+
+
+def _in_hidden(exc: BaseException, test: TestCell) -> bool:
+    return _failing_line(exc, test) in test.hidden_lines
+
+
+def _assertion_message(exc: AssertionError, test: TestCell) -> str:
+    authored = str(exc).strip()
+    if authored:
+        return authored
+    if _in_hidden(exc, test):
+        return f"A hidden test of {test.function} failed."
+    line = _failing_line(exc, test)
+    source = test.source.splitlines()[line - 1].strip() if line else ""
+    return f"This check failed: {source}"
+
+
+def _missing_message(exc: FunctionMissing, notebook: str) -> str:
+    others = [n for n in exc.names if n not in {"check", "hint"}]
+    found = f" It defines: {', '.join(others)}." if others else ""
+    return (
+        f"{exc.function} is not defined in {notebook}: was it renamed, deleted, or is its "
+        f"cell failing?{found}"
+    )
+
+
+def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
+    if exc.type == "NotImplementedError":
+        return f"{exc.function} is not written yet: it still raises NotImplementedError."
+    if hidden:
+        return f"{exc.function} raised {exc.type} on the input of a hidden test."
+    detail = f": {exc.message}" if exc.message else ""
+    trace = f"\n{exc.traceback.rstrip()}" if exc.traceback else ""
+    return f"{exc.function} raised {exc.type}{detail}{trace}"
+
+
+def _local_error_message(exc: Exception, test: TestCell) -> str:
+    name = type(exc).__name__
+    if isinstance(exc, NotImplementedError):
+        return f"{test.function} is not written yet: it still raises NotImplementedError."
+    if _in_hidden(exc, test):
+        return f"A hidden test of {test.function} could not check the value it returned ({name})."
+    return f"{test.function}'s test stopped with {name}: {exc}"

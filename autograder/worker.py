@@ -1,0 +1,144 @@
+"""The worker: the only process that runs a learner's code.
+
+Started by :mod:`autograder.sandbox` as ``python -m autograder.worker IN_FD OUT_FD``.
+It reads requests from ``IN_FD`` and answers on ``OUT_FD``:
+
+- ``{"op": "exec", "cell": i, "source": s}`` runs cell ``i`` of the notebook;
+- ``{"op": "call", "name": f, "args": [...], "kwargs": {...}}`` calls ``f`` and
+  answers with its result as plain data (:mod:`autograder.wire`);
+- ``{"op": "names"}`` lists the callables the notebook defined.
+
+Nothing it sends is trusted: the grader decodes it as data and checks it there.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import traceback
+from typing import Any
+
+from autograder import channel, wire
+
+MAX_MESSAGE_TEXT = 2000
+
+
+class _MagicsSkipped:
+    """``get_ipython()`` while grading: shell commands and magics do nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def cell_filename(index: int) -> str:
+    return f"<cell {index}>"
+
+
+def to_python(source: str) -> str:
+    """Cell source as plain Python: IPython turns magics into ``get_ipython()`` calls."""
+    if "%" not in source and "!" not in source:
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def describe_exception(exc: BaseException) -> dict[str, str]:
+    """Type, message and the learner's own frames of ``exc``, as capped text."""
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<the exception's message could not be read>"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename.startswith("<cell ")
+    ]
+    lines = [
+        f"  {frame.filename[1:-1]}, line {frame.lineno}, in {frame.name}\n"
+        + (f"    {frame.line}\n" if frame.line else "")
+        for frame in frames
+    ]
+    return {
+        "type": type(exc).__name__,
+        "message": message[:MAX_MESSAGE_TEXT],
+        "traceback": "".join(lines)[-MAX_MESSAGE_TEXT:],
+    }
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {
+            "__name__": "__main__",
+            "__builtins__": __builtins__,
+            "get_ipython": _MagicsSkipped,
+        }
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "exec":
+            return self.exec_cell(int(request["cell"]), str(request["source"]))
+        if op == "call":
+            return self.call(str(request["name"]), request["args"], request["kwargs"])
+        if op == "names":
+            return {"ok": True, "names": self.callable_names()}
+        return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
+
+    def exec_cell(self, index: int, source: str) -> dict[str, Any]:
+        filename = cell_filename(index)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        try:
+            code = compile(to_python(source), filename, "exec")
+            exec(code, self.namespace)
+        except BaseException as exc:  # noqa: BLE001 - a learner's cell may raise anything
+            return {"ok": False, "error": describe_exception(exc)}
+        return {"ok": True}
+
+    def call(self, name: str, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
+        function = self.namespace.get(name)
+        if not callable(function):
+            return {"ok": False, "missing": True, "names": self.callable_names()}
+        try:
+            args = wire.decode(raw_args, jax_arrays=True)
+            kwargs = wire.decode(raw_kwargs, jax_arrays=True)
+        except wire.WireError as exc:
+            return {"ok": False, "error": {"type": "WireError", "message": str(exc)}}
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - so is a learner's function
+            return {"ok": False, "error": describe_exception(exc)}
+        try:
+            return {"ok": True, "value": wire.encode(result)}
+        except BaseException as exc:  # noqa: BLE001 - a result's own methods may raise
+            return {
+                "ok": False,
+                "error": {
+                    "type": "UnsendableResult",
+                    "message": f"{name} returned a value the grader cannot read: {exc}",
+                    "traceback": "",
+                },
+            }
+
+    def callable_names(self) -> list[str]:
+        return sorted(
+            name
+            for name, value in self.namespace.items()
+            if callable(value) and not name.startswith("_") and name != "get_ipython"
+        )
+
+
+def main(argv: list[str]) -> int:
+    read_fd, write_fd = int(argv[1]), int(argv[2])
+    os.environ["PYTREES_GRADING"] = "1"
+    worker = Worker()
+    while True:
+        try:
+            request = channel.receive(read_fd)
+        except channel.ChannelClosed:
+            return 0
+        channel.send(write_fd, worker.handle(request))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

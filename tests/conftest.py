@@ -1,0 +1,82 @@
+"""Shared helpers: run the real CLI in a subprocess and read its JSON report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
+
+
+@dataclass
+class Graded:
+    returncode: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any] | None
+
+    def student(self, name: str) -> dict[str, Any]:
+        assert self.report is not None, self.stderr
+        return next(s for s in self.report["students"] if s["student"] == name)
+
+    def exercise(self, name: str, student: str | None = None) -> dict[str, Any]:
+        assert self.report is not None, self.stderr
+        students = [self.student(student)] if student else self.report["students"]
+        return next(e for s in students for e in s["exercises"] if e["name"] == name)
+
+
+def run_cli(
+    *args: str | Path, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env=env,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def grade(tmp_path: Path) -> Callable[..., Graded]:
+    """Grade PATH with the real CLI; extra arguments are passed on."""
+
+    def run(path: Path, *extra: str) -> Graded:
+        report_path = tmp_path / "report.json"
+        report_path.unlink(missing_ok=True)
+        done = run_cli("grade", path, "--json", report_path, *extra)
+        report = json.loads(report_path.read_text()) if report_path.exists() else None
+        return Graded(done.returncode, done.stdout, done.stderr, report)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def course():
+    return load_course(SOLUTIONS)
+
+
+@pytest.fixture(scope="session")
+def released_course():
+    return load_course(EXERCISES)
+
+
+def write_variant(source: Path, target: Path, replacements: dict[str, str]) -> Path:
+    """Copy notebook ``source`` to ``target``, replacing cells by nbgrader grade_id."""
+    nb = nbformat.read(source, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in replacements:
+            cell.source = replacements[grade_id]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target

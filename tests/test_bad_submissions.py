@@ -1,0 +1,193 @@
+"""Broken submissions get a clear status and message, and the rest of the batch is graded."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import write_variant
+
+LIMITS = ("--timeout", "60", "--cell-timeout", "5", "--call-timeout", "5")
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, course):
+    """A class where every learner but `honest` hands in something broken in the first notebook."""
+    root = tmp_path_factory.mktemp("class")
+    first = course.notebooks[0]
+    function = first.functions[0]
+
+    def student(name: str) -> Path:
+        folder = root / name
+        folder.mkdir()
+        for notebook in course.notebooks:
+            shutil.copy(notebook.path, folder / notebook.filename)
+        return folder / first.filename
+
+    student("honest")
+    student("corrupt").write_text('{"cells": [', encoding="utf-8")
+    student("empty").write_bytes(b"")
+    renamed = student("renamed")
+    solution_source = _cell_source(first.path, function.name)
+    write_variant(
+        first.path,
+        renamed,
+        {
+            function.name: solution_source.replace(
+                f"def {function.name}(", f"def {function.name}_v2(", 1
+            )
+        },
+    )
+    write_variant(
+        first.path,
+        student("raises"),
+        {"setup": _cell_source(first.path, "setup") + "\nraise RuntimeError('oops')"},
+    )
+    write_variant(
+        first.path,
+        student("loops"),
+        {"setup": _cell_source(first.path, "setup") + "\nwhile True:\n    pass"},
+    )
+    write_variant(
+        first.path,
+        student("exits"),
+        {"setup": _cell_source(first.path, "setup") + "\nimport sys\nsys.exit()"},
+    )
+    hang = solution_source.replace(":\n", ":\n    while True:\n        pass\n", 1)
+    write_variant(first.path, student("hangs_in_call"), {function.name: hang})
+    (root / "missing").mkdir()
+    for notebook in course.notebooks[1:]:
+        shutil.copy(notebook.path, root / "missing" / notebook.filename)
+    return root
+
+
+def _cell_source(path: Path, grade_id: str) -> str:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return next(
+        c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
+    )
+
+
+@pytest.fixture(scope="module")
+def graded(batch, tmp_path_factory):
+    import json
+
+    from conftest import run_cli
+
+    report = tmp_path_factory.mktemp("report") / "r.json"
+    started = time.monotonic()
+    done = run_cli("grade", batch, "--json", report, *LIMITS)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text()), elapsed
+
+
+def _student(report, name):
+    return next(s for s in report["students"] if s["student"] == name)
+
+
+def _first_notebook(student, course):
+    return [e for e in student["exercises"] if e["notebook"] == course.notebooks[0].filename]
+
+
+def test_every_student_gets_a_result(graded):
+    report, _ = graded
+    names = {s["student"] for s in report["students"]}
+    assert names == {
+        "honest",
+        "corrupt",
+        "empty",
+        "renamed",
+        "raises",
+        "loops",
+        "exits",
+        "hangs_in_call",
+        "missing",
+    }
+
+
+def test_the_honest_student_gets_full_marks(graded):
+    report, _ = graded
+    honest = _student(report, "honest")
+    assert honest["score"] == honest["max_score"] > 0
+
+
+@pytest.mark.parametrize(
+    ("student", "text"),
+    [("corrupt", "is not a valid notebook"), ("empty", "is an empty file")],
+)
+def test_an_unreadable_notebook_is_an_error_that_names_the_file(graded, course, student, text):
+    report, _ = graded
+    first = _first_notebook(_student(report, student), course)
+    assert {e["status"] for e in first} == {"error"}
+    assert {e["score"] for e in first} == {0}
+    message = first[0]["tests"][0]["message"]
+    assert course.notebooks[0].filename in message and text in message
+
+
+@pytest.mark.parametrize(
+    "student",
+    ["corrupt", "empty", "renamed", "raises", "loops", "exits", "hangs_in_call", "missing"],
+)
+def test_the_other_notebooks_of_a_broken_submission_are_still_graded(graded, course, student):
+    report, _ = graded
+    others = [
+        e
+        for e in _student(report, student)["exercises"]
+        if e["notebook"] != course.notebooks[0].filename
+    ]
+    assert others and all(e["status"] == "passed" for e in others)
+
+
+def test_a_renamed_function_is_missing_and_the_message_names_the_new_name(graded, course):
+    report, _ = graded
+    function = course.notebooks[0].functions[0].name
+    exercise = next(e for e in _student(report, "renamed")["exercises"] if e["name"] == function)
+    assert exercise["status"] == "missing" and exercise["score"] == 0
+    assert f"{function} is not defined" in exercise["tests"][0]["message"]
+    assert f"{function}_v2" in exercise["tests"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("student", "note"),
+    [
+        ("raises", "raised RuntimeError: oops"),
+        ("loops", "did not finish within 5 s"),
+        ("exits", "raised SystemExit"),
+    ],
+)
+def test_a_cell_that_fails_is_reported_and_the_functions_are_still_graded(
+    graded, course, student, note
+):
+    report, _ = graded
+    result = _student(report, student)
+    assert result["score"] == result["max_score"]
+    notes = [n["message"] for n in result["notes"] if n["notebook"] == course.notebooks[0].filename]
+    assert any(note in text for text in notes), notes
+
+
+def test_a_function_that_never_returns_times_out_and_costs_only_its_points(graded, course):
+    report, _ = graded
+    result = _student(report, "hangs_in_call")
+    function = course.notebooks[0].functions[0]
+    exercise = next(e for e in result["exercises"] if e["name"] == function.name)
+    assert exercise["status"] == "timeout" and exercise["score"] == 0
+    assert "did not return within the time limit" in exercise["tests"][0]["message"]
+    assert result["score"] == result["max_score"] - function.points
+
+
+def test_a_missing_notebook_is_missing(graded, course):
+    report, _ = graded
+    first = _first_notebook(_student(report, "missing"), course)
+    assert {e["status"] for e in first} == {"missing"}
+    assert "was not found in the submission" in first[0]["tests"][0]["message"]
+
+
+def test_the_batch_finishes_within_its_limits(graded):
+    _, elapsed = graded
+    assert elapsed < 240

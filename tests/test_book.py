@@ -1,0 +1,65 @@
+"""The book builds with warnings as errors, runs its examples, and links to every exercise."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.registry import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+HTML = REPO_ROOT / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    done = subprocess.run(
+        [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    return HTML
+
+
+def test_the_book_builds_without_warnings(built):
+    assert (built / "book" / "intro.html").exists()
+
+
+def test_every_chapter_shows_outputs_made_at_build_time(built, course):
+    for notebook in course.notebooks:
+        html = (built / "book" / f"{notebook.id}.html").read_text(encoding="utf-8")
+        assert html.count('class="cell_output') >= 3, notebook.id
+
+
+def test_chapter_sources_hold_no_pasted_outputs(course):
+    for notebook in course.notebooks:
+        text = (REPO_ROOT / "book" / f"{notebook.id}.md").read_text(encoding="utf-8")
+        assert "format_name: myst" in text
+        assert "```{code-cell}" in text
+
+
+def test_every_chapter_links_to_its_exercise_notebook(built, course):
+    for notebook in course.notebooks:
+        html = (built / "book" / f"{notebook.id}.html").read_text(encoding="utf-8")
+        downloads = re.findall(r'href="([^"]*_downloads/[^"]*/' + notebook.filename + ')"', html)
+        assert downloads, f"no download link for {notebook.filename}"
+        assert (built / "book" / downloads[0]).resolve().exists()
+        assert f"lab/tree/exercises/{notebook.id}/{notebook.filename}" in html
+
+
+def test_the_landing_page_explains_learning_and_grading(built):
+    html = (built / "book" / "intro.html").read_text(encoding="utf-8")
+    for phrase in (
+        "python -m autograder check",
+        "python -m autograder grade",
+        "python -m autograder status",
+    ):
+        assert phrase in html

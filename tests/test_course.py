@@ -1,0 +1,79 @@
+"""The course's own rules, checked on every exercise notebook (see AUTHORING.md)."""
+
+from __future__ import annotations
+
+import ast
+
+import nbformat
+import pytest
+
+from autograder.registry import SOLUTIONS, load_course
+
+COURSE = load_course(SOLUTIONS)
+FUNCTIONS = [pytest.param(f, id=f.name) for f in COURSE.functions]
+
+
+def _solution_cell(function):
+    nb = nbformat.read(COURSE.notebook(function.notebook).path, as_version=4)
+    return next(
+        c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == function.name
+    )
+
+
+def test_every_chapter_has_at_least_three_graded_functions():
+    for notebook in COURSE.notebooks:
+        assert len(notebook.functions) >= 3, notebook.id
+
+
+def test_the_aux_data_exercise_has_the_signature_function():
+    function = COURSE.function("aux_data_demo")
+    tree = ast.parse(_solution_cell(function).source)
+    definition = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == "aux_data_demo"
+    )
+    assert [a.arg for a in definition.args.args] == ["x", "scale"]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_points_tests_and_hints(function):
+    assert function.tests and function.points > 0
+    assert len(function.hints) >= 2
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_a_docstring_with_examples(function):
+    tree = ast.parse(_solution_cell(function).source)
+    definition = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == function.name
+    )
+    docstring = ast.get_docstring(definition) or ""
+    assert docstring.count(">>>") >= 2, f"{function.name} needs at least two examples"
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_visible_and_hidden_tests(function):
+    for test in function.tests:
+        assert test.hidden_lines, f"{test.grade_id} has no hidden tests"
+        assert test.visible_source.strip(), f"{test.grade_id} has no visible tests"
+        ast.parse(test.source)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_assertion_has_a_message(function):
+    for test in function.tests:
+        for node in ast.walk(ast.parse(test.source)):
+            if isinstance(node, ast.Assert):
+                assert node.msg is not None, f"{test.grade_id} line {node.lineno} has no message"
+
+
+def test_points_are_declared_only_in_test_cells():
+    for notebook in COURSE.notebooks:
+        nb = nbformat.read(notebook.path, as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if not meta.get("grade"):
+                assert "points" not in meta or not meta["points"], meta.get("grade_id")

@@ -1,0 +1,142 @@
+"""`python -m autograder grade`: layouts, scores, report formats and exit codes."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+
+from autograder.registry import EXERCISES, SOLUTIONS
+from conftest import run_cli
+
+REPORT_KEYS = {"score", "max_score", "students"}
+STUDENT_KEYS = {"student", "score", "max_score", "exercises"}
+EXERCISE_KEYS = {"notebook", "name", "score", "max_score", "status", "tests"}
+TEST_KEYS = {"name", "outcome", "points", "message"}
+
+
+def test_solutions_earn_full_marks(grade, course):
+    graded = grade(SOLUTIONS)
+    assert graded.returncode == 0, graded.stderr
+    assert graded.report["score"] == graded.report["max_score"] == course.points
+    assert {e["status"] for s in graded.report["students"] for e in s["exercises"]} == {"passed"}
+
+
+def test_untouched_exercises_earn_zero_and_none_is_an_error(grade, course):
+    graded = grade(EXERCISES)
+    assert graded.returncode == 0, graded.stderr
+    assert graded.report["score"] == 0
+    assert graded.report["max_score"] == course.points
+    statuses = {e["status"] for s in graded.report["students"] for e in s["exercises"]}
+    assert statuses == {"failed"}
+
+
+def test_every_graded_function_of_the_course_is_in_the_report(grade, course):
+    graded = grade(SOLUTIONS)
+    names = [e["name"] for e in graded.report["students"][0]["exercises"]]
+    assert names == [f.name for f in course.functions]
+
+
+def test_report_has_the_documented_fields(grade):
+    report = grade(SOLUTIONS).report
+    assert report.keys() >= REPORT_KEYS
+    for student in report["students"]:
+        assert student.keys() >= STUDENT_KEYS
+        for exercise in student["exercises"]:
+            assert exercise.keys() >= EXERCISE_KEYS
+            for test in exercise["tests"]:
+                assert test.keys() >= TEST_KEYS
+
+
+def test_a_single_notebook_is_graded_alone(grade, course):
+    notebook = course.notebooks[0]
+    graded = grade(notebook.path)
+    assert graded.returncode == 0, graded.stderr
+    assert graded.report["max_score"] == notebook.points
+    assert graded.report["score"] == notebook.points
+
+
+def test_a_class_folder_gives_one_result_per_student(grade, course, tmp_path):
+    for student, source in (("ada", SOLUTIONS), ("bob", EXERCISES)):
+        for notebook in course.notebooks:
+            target = tmp_path / "class" / student / notebook.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source / notebook.id / notebook.filename, target)
+    graded = grade(tmp_path / "class")
+    assert [s["student"] for s in graded.report["students"]] == ["ada", "bob"]
+    assert graded.student("ada")["score"] == course.points
+    assert graded.student("bob")["score"] == 0
+
+
+def test_nbgrader_submitted_layout_is_understood(grade, course, tmp_path):
+    notebook = course.notebooks[-1]
+    target = tmp_path / "course" / "submitted" / "cleo" / notebook.id / notebook.filename
+    target.parent.mkdir(parents=True)
+    shutil.copy(notebook.path, target)
+    graded = grade(tmp_path / "course")
+    student = graded.student("cleo")
+    by_notebook = {e["notebook"]: e["status"] for e in student["exercises"]}
+    assert by_notebook[notebook.filename] == "passed"
+    missing = {n.filename for n in course.notebooks} - {notebook.filename}
+    assert all(by_notebook[name] == "missing" for name in missing)
+
+
+def test_junit_and_markdown_reports_are_written(grade, tmp_path, course):
+    junit, markdown = tmp_path / "r.xml", tmp_path / "r.md"
+    graded = grade(EXERCISES, "--junit", str(junit), "--markdown", str(markdown))
+    assert graded.returncode == 0
+    suites = ET.parse(junit).getroot()
+    cases = suites.findall("./testsuite/testcase")
+    assert len(cases) == sum(len(f.tests) for f in course.functions)
+    assert all(case.find("failure") is not None for case in cases)
+    text = markdown.read_text()
+    assert "## Grading report" in text and "0 / " in text
+
+
+def test_markdown_summary_is_appended_to_github_step_summary(tmp_path, course):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    import os
+
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    done = run_cli("grade", course.notebooks[0].path, env=env)
+    assert done.returncode == 0, done.stderr
+    text = summary.read_text()
+    assert text.startswith("earlier step\n") and "## Grading report" in text
+
+
+def test_fail_under_exits_1_below_the_threshold(grade):
+    assert grade(EXERCISES, "--fail-under", "50").returncode == 1
+    assert grade(SOLUTIONS, "--fail-under", "100").returncode == 0
+
+
+def test_a_path_that_does_not_exist_exits_2_with_a_reason(tmp_path):
+    done = run_cli("grade", tmp_path / "nowhere")
+    assert done.returncode == 2
+    assert "nowhere does not exist" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_notebook_that_is_not_part_of_the_course_exits_2(tmp_path):
+    stray = tmp_path / "homework.ipynb"
+    stray.write_text("{}")
+    done = run_cli("grade", stray)
+    assert done.returncode == 2
+    assert "homework.ipynb is not one of the course's notebooks" in done.stderr
+
+
+def test_unusable_arguments_exit_2():
+    assert run_cli("grade").returncode == 2
+    assert run_cli("grade", ".", "--call-timeout", "-1").returncode == 2
+
+
+def test_an_empty_folder_exits_2(tmp_path):
+    done = run_cli("grade", tmp_path)
+    assert done.returncode == 2
+    assert "no notebooks" in done.stderr
+
+
+def test_the_console_table_names_each_function(course):
+    done = run_cli("grade", SOLUTIONS)
+    for function in course.functions:
+        assert function.name in done.stdout
+    assert "Total:" in done.stdout

@@ -1,0 +1,110 @@
+"""The worker process: what learner code can see, and what happens when it misbehaves."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from autograder.sandbox import (
+    CallTimeout,
+    FunctionMissing,
+    LearnerError,
+    Limits,
+    NotebookRun,
+    WorkerCrashed,
+)
+
+FAST = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3)
+
+
+@pytest.fixture
+def run_cells():
+    runs = []
+
+    def start(*sources: str, limits: Limits = FAST) -> NotebookRun:
+        run = NotebookRun(list(enumerate(sources, start=1)), limits)
+        runs.append(run)
+        return run
+
+    yield start
+    for run in runs:
+        run.close()
+
+
+def test_results_come_back_as_plain_data(run_cells):
+    run = run_cells("import numpy as np\ndef f(x):\n    return {'y': np.asarray(x) * 2, 'n': None}")
+    out = run.call("f", ([1.0, 2.0],), {})
+    assert out["n"] is None and isinstance(out["y"], np.ndarray)
+    assert out["y"].tolist() == [2.0, 4.0]
+
+
+def test_the_graders_environment_does_not_reach_the_worker(run_cells, monkeypatch):
+    monkeypatch.setenv("GRADER_SECRET_TOKEN", "s3cret")
+    run = run_cells("import os\ndef env():\n    return dict(os.environ)")
+    assert "GRADER_SECRET_TOKEN" not in run.call("env", (), {})
+
+
+def test_the_worker_runs_in_its_own_scratch_directory(run_cells):
+    run = run_cells("import os\ndef where():\n    return os.getcwd()")
+    where = run.call("where", (), {})
+    assert where != os.getcwd() and "pytrees-worker-" in where
+
+
+def test_a_call_that_never_returns_times_out(run_cells):
+    run = run_cells("def spin():\n    while True:\n        pass\ndef ok():\n    return 1")
+    with pytest.raises(CallTimeout):
+        run.call("spin", (), {})
+    assert run.call("ok", (), {}) == 1
+
+
+def test_a_learner_exception_carries_its_type_and_learner_frames(run_cells):
+    run = run_cells("def bad(x):\n    return x['missing']")
+    with pytest.raises(LearnerError) as caught:
+        run.call("bad", ({},), {})
+    assert caught.value.type == "KeyError"
+    assert "cell 1, line 2, in bad" in caught.value.traceback
+
+
+def test_a_function_that_kills_the_worker_is_reported_as_a_crash(run_cells):
+    run = run_cells("import os\ndef die():\n    os._exit(7)")
+    with pytest.raises(WorkerCrashed, match="exited with code 7"):
+        run.call("die", (), {})
+
+
+def test_sys_exit_inside_a_call_is_just_an_exception(run_cells):
+    run = run_cells("import sys\ndef leave():\n    sys.exit(3)")
+    with pytest.raises(LearnerError) as caught:
+        run.call("leave", (), {})
+    assert caught.value.type == "SystemExit"
+
+
+def test_a_missing_function_lists_what_is_defined(run_cells):
+    run = run_cells("def other():\n    pass")
+    with pytest.raises(FunctionMissing) as caught:
+        run.call("wanted", (), {})
+    assert "other" in caught.value.names
+
+
+def test_memory_beyond_the_limit_fails_only_that_call(run_cells):
+    limits = Limits(notebook_seconds=30, cell_seconds=5, call_seconds=10, memory_bytes=1024**3)
+    run = run_cells(
+        "def hog():\n    return len(bytearray(4 * 1024**3))\ndef ok():\n    return 2", limits=limits
+    )
+    with pytest.raises(LearnerError) as caught:
+        run.call("hog", (), {})
+    assert caught.value.type == "MemoryError"
+    assert run.call("ok", (), {}) == 2
+
+
+def test_a_cell_that_hangs_is_skipped_and_reported(run_cells):
+    run = run_cells("x = 1", "while True:\n    pass", "def f():\n    return x")
+    assert run.call("f", (), {}) == 1
+    assert [p.cell for p in run.problems] == [2]
+    assert "did not finish within 3 s" in run.problems[0].text
+
+
+def test_magics_and_shell_commands_are_skipped(run_cells):
+    run = run_cells("%matplotlib inline\n!echo hi\ndef f():\n    return 5")
+    assert run.call("f", (), {}) == 5
