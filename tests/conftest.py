@@ -46,18 +46,28 @@ def run_cli(
     )
 
 
+def grade_with_cli(path: Path, report_path: Path, *extra: str) -> Graded:
+    """Grade PATH with the real CLI, writing the JSON report to ``report_path``."""
+    report_path.unlink(missing_ok=True)
+    done = run_cli("grade", path, "--json", report_path, *extra)
+    report = json.loads(report_path.read_text()) if report_path.exists() else None
+    return Graded(done.returncode, done.stdout, done.stderr, report)
+
+
 @pytest.fixture
 def grade(tmp_path: Path) -> Callable[..., Graded]:
     """Grade PATH with the real CLI; extra arguments are passed on."""
+    return lambda path, *extra: grade_with_cli(path, tmp_path / "report.json", *extra)
 
-    def run(path: Path, *extra: str) -> Graded:
-        report_path = tmp_path / "report.json"
-        report_path.unlink(missing_ok=True)
-        done = run_cli("grade", path, "--json", report_path, *extra)
-        report = json.loads(report_path.read_text()) if report_path.exists() else None
-        return Graded(done.returncode, done.stdout, done.stderr, report)
 
-    return run
+@pytest.fixture(scope="session")
+def graded_solutions(tmp_path_factory) -> Graded:
+    return grade_with_cli(SOLUTIONS, tmp_path_factory.mktemp("solutions") / "r.json")
+
+
+@pytest.fixture(scope="session")
+def graded_exercises(tmp_path_factory) -> Graded:
+    return grade_with_cli(EXERCISES, tmp_path_factory.mktemp("exercises") / "r.json")
 
 
 @pytest.fixture(scope="session")
@@ -70,13 +80,19 @@ def released_course():
     return load_course(EXERCISES)
 
 
-def write_variant(source: Path, target: Path, replacements: dict[str, str]) -> Path:
-    """Copy notebook ``source`` to ``target``, replacing cells by nbgrader grade_id."""
+def write_variant(
+    source: Path, target: Path, replacements: dict[str, str], append: tuple[str, ...] = ()
+) -> Path:
+    """Copy notebook ``source`` to ``target``, replacing cells by nbgrader grade_id.
+
+    ``append`` adds plain code cells at the end, as a learner's own cells.
+    """
     nb = nbformat.read(source, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id in replacements:
             cell.source = replacements[grade_id]
+    nb.cells.extend(nbformat.v4.new_code_cell(code) for code in append)
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)
     return target

@@ -30,34 +30,22 @@ def batch(tmp_path_factory, course):
     student("honest")
     student("corrupt").write_text('{"cells": [', encoding="utf-8")
     student("empty").write_bytes(b"")
-    renamed = student("renamed")
-    solution_source = _cell_source(first.path, function.name)
-    write_variant(
-        first.path,
-        renamed,
-        {
-            function.name: solution_source.replace(
-                f"def {function.name}(", f"def {function.name}_v2(", 1
-            )
-        },
-    )
-    write_variant(
-        first.path,
-        student("raises"),
-        {"setup": _cell_source(first.path, "setup") + "\nraise RuntimeError('oops')"},
-    )
-    write_variant(
-        first.path,
-        student("loops"),
-        {"setup": _cell_source(first.path, "setup") + "\nwhile True:\n    pass"},
-    )
-    write_variant(
-        first.path,
-        student("exits"),
-        {"setup": _cell_source(first.path, "setup") + "\nimport sys\nsys.exit()"},
-    )
-    hang = solution_source.replace(":\n", ":\n    while True:\n        pass\n", 1)
-    write_variant(first.path, student("hangs_in_call"), {function.name: hang})
+    solution = _cell_source(first.path, function.name)
+    replaced = {
+        "renamed": solution.replace(f"def {function.name}(", f"def {function.name}_v2("),
+        "hangs_in_call": solution.replace(":\n", ":\n    while True:\n        pass\n", 1),
+    }
+    for name, source in replaced.items():
+        write_variant(first.path, student(name), {function.name: source})
+    appended = {
+        "raises": "raise RuntimeError('oops')",
+        "loops": "while True:\n    pass",
+        "exits": "import sys\nsys.exit()",
+        "noisy": "import sys, warnings\nwarnings.warn('a warning on stderr')\n"
+        "print('=== 99 failed in 0.1s ===', file=sys.stderr)\nprint('=== 0 passed ===')",
+    }
+    for name, source in appended.items():
+        write_variant(first.path, student(name), {}, append=(source,))
     (root / "missing").mkdir()
     for notebook in course.notebooks[1:]:
         shutil.copy(notebook.path, root / "missing" / notebook.filename)
@@ -108,13 +96,15 @@ def test_every_student_gets_a_result(graded):
         "exits",
         "hangs_in_call",
         "missing",
+        "noisy",
     }
 
 
-def test_the_honest_student_gets_full_marks(graded):
+@pytest.mark.parametrize("student", ["honest", "noisy"])
+def test_correct_code_gets_full_marks_whatever_it_prints(graded, student):
     report, _ = graded
-    honest = _student(report, "honest")
-    assert honest["score"] == honest["max_score"] > 0
+    result = _student(report, student)
+    assert result["score"] == result["max_score"] > 0
 
 
 @pytest.mark.parametrize(

@@ -14,15 +14,15 @@ EXERCISE_KEYS = {"notebook", "name", "score", "max_score", "status", "tests"}
 TEST_KEYS = {"name", "outcome", "points", "message"}
 
 
-def test_solutions_earn_full_marks(grade, course):
-    graded = grade(SOLUTIONS)
+def test_solutions_earn_full_marks(graded_solutions, course):
+    graded = graded_solutions
     assert graded.returncode == 0, graded.stderr
     assert graded.report["score"] == graded.report["max_score"] == course.points
     assert {e["status"] for s in graded.report["students"] for e in s["exercises"]} == {"passed"}
 
 
-def test_untouched_exercises_earn_zero_and_none_is_an_error(grade, course):
-    graded = grade(EXERCISES)
+def test_untouched_exercises_earn_zero_and_none_is_an_error(graded_exercises, course):
+    graded = graded_exercises
     assert graded.returncode == 0, graded.stderr
     assert graded.report["score"] == 0
     assert graded.report["max_score"] == course.points
@@ -30,14 +30,14 @@ def test_untouched_exercises_earn_zero_and_none_is_an_error(grade, course):
     assert statuses == {"failed"}
 
 
-def test_every_graded_function_of_the_course_is_in_the_report(grade, course):
-    graded = grade(SOLUTIONS)
+def test_every_graded_function_of_the_course_is_in_the_report(graded_solutions, course):
+    graded = graded_solutions
     names = [e["name"] for e in graded.report["students"][0]["exercises"]]
     assert names == [f.name for f in course.functions]
 
 
-def test_report_has_the_documented_fields(grade):
-    report = grade(SOLUTIONS).report
+def test_report_has_the_documented_fields(graded_solutions):
+    report = graded_solutions.report
     assert report.keys() >= REPORT_KEYS
     for student in report["students"]:
         assert student.keys() >= STUDENT_KEYS
@@ -104,9 +104,10 @@ def test_markdown_summary_is_appended_to_github_step_summary(tmp_path, course):
     assert text.startswith("earlier step\n") and "## Grading report" in text
 
 
-def test_fail_under_exits_1_below_the_threshold(grade):
-    assert grade(EXERCISES, "--fail-under", "50").returncode == 1
-    assert grade(SOLUTIONS, "--fail-under", "100").returncode == 0
+def test_fail_under_exits_1_below_the_threshold(grade, course):
+    notebook = course.notebooks[0]
+    assert grade(EXERCISES / notebook.id / notebook.filename, "--fail-under", "50").returncode == 1
+    assert grade(notebook.path, "--fail-under", "100").returncode == 0
 
 
 def test_a_path_that_does_not_exist_exits_2_with_a_reason(tmp_path):
@@ -135,8 +136,7 @@ def test_an_empty_folder_exits_2(tmp_path):
     assert "no notebooks" in done.stderr
 
 
-def test_the_console_table_names_each_function(course):
-    done = run_cli("grade", SOLUTIONS)
+def test_the_console_table_names_each_function(graded_solutions, course):
     for function in course.functions:
-        assert function.name in done.stdout
-    assert "Total:" in done.stdout
+        assert function.name in graded_solutions.stdout
+    assert "Total:" in graded_solutions.stdout
