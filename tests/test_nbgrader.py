@@ -38,7 +38,7 @@ def test_generated_notebooks_hide_solutions_and_hidden_tests(course):
     for notebook in course.notebooks:
         text = (EXERCISES / notebook.id / notebook.filename).read_text(encoding="utf-8")
         assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
-        assert text.count("raise NotImplementedError()") == len(notebook.functions)
+        assert text.count("raise NotImplementedError()") >= len(notebook.functions)
 
 
 @pytest.fixture(scope="module")
