@@ -141,7 +141,7 @@ def _check(args: argparse.Namespace) -> int:
         raise UnusableInput(f"{path.name} is not one of the course's notebooks ({', '.join(ids)})")
     result = grade_submission(Submission("your notebook", {path.stem: path}), course, _limits(args))
     out = console.console()
-    console.print_student(out, result, hints=True)
+    console.print_feedback(out, result)
     progress.record({e.name: e.status == "passed" for e in result.exercises})
     passed = all(e.status == "passed" for e in result.exercises)
     out.print(

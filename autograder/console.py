@@ -51,7 +51,7 @@ def print_report(out: Console, report: Report) -> None:
     )
 
 
-def print_student(out: Console, student: StudentResult, *, hints: bool = False) -> None:
+def print_student(out: Console, student: StudentResult) -> None:
     table = Table(
         title=f"{student.student}: {_points(student.score)} / {_points(student.max_score)}"
     )
@@ -59,8 +59,6 @@ def print_student(out: Console, student: StudentResult, *, hints: bool = False) 
         table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
     for exercise in student.exercises:
         message = next((t.message for t in exercise.tests if t.message), "")
-        if hints and exercise.hint:
-            message = f"{message}\nHint: {exercise.hint}"
         style = _STYLE.get(exercise.status, "")
         table.add_row(
             exercise.notebook,
@@ -73,6 +71,23 @@ def print_student(out: Console, student: StudentResult, *, hints: bool = False) 
     for note in student.notes:
         where = f"{note.notebook}: " if note.notebook else ""
         out.print(f"[dim]note[/dim] {where}{note.message}", markup=True)
+
+
+_MARK = {"passed": "✅", "failed": "❌", "error": "⚠️", "missing": "❔", "timeout": "⏱️"}
+
+
+def print_feedback(out: Console, student: StudentResult) -> None:
+    """One paragraph per function, with its message and first hint: what ``check`` shows."""
+    for exercise in student.exercises:
+        score = f"{_points(exercise.score)} / {_points(exercise.max_score)}"
+        out.print(f"{_MARK.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}")
+        for test in exercise.tests:
+            if test.message:
+                out.print(f"   {test.message}", markup=False)
+        if exercise.hint:
+            out.print(f"   Hint: {exercise.hint}", markup=False)
+    for note in student.notes:
+        out.print(f"   note: {note.message}", markup=False)
 
 
 def print_status(out: Console, course: Course, states: dict[str, str]) -> None:

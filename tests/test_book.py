@@ -57,9 +57,10 @@ def test_every_chapter_links_to_its_exercise_notebook(built, course):
 
 def test_the_landing_page_explains_learning_and_grading(built):
     html = (built / "book" / "intro.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
     for phrase in (
         "python -m autograder check",
         "python -m autograder grade",
         "python -m autograder status",
     ):
-        assert phrase in html
+        assert phrase in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,10 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, f
 
 
 def nbgrader(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "nbgrader", *args], check=True, cwd=REPO_ROOT)
+    # nbgrader runs `alembic` from PATH to create its database: use this environment's.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path}
+    subprocess.run([sys.executable, "-m", "nbgrader", *args], check=True, cwd=REPO_ROOT, env=env)
 
 
 def test_nbgrader_gives_the_solutions_full_marks(autograded, course):

@@ -5,7 +5,7 @@ CASES = [
         "function": "aux_data_demo",
         "misconception": "a jitted function built once keeps the first scale",
         "teaches": "aux_data is part of jit's cache key",
-        "source": '''
+        "source": """
 _compiled = {}
 
 
@@ -13,33 +13,33 @@ def aux_data_demo(x, scale):
     if "f" not in _compiled:
         _compiled["f"] = jax.jit(lambda values: values * scale)
     return _compiled["f"](jnp.asarray(x))
-''',
+""",
     },
     {
         "function": "split_static",
         "misconception": "only JAX arrays are arrays",
         "teaches": "aux_data → Arrays do not belong in aux_data",
-        "source": '''
+        "source": """
 def split_static(tree):
     dynamic = jax.tree.map(lambda leaf: leaf if isinstance(leaf, jax.Array) else None, tree)
     static = jax.tree.map(lambda leaf: None if isinstance(leaf, jax.Array) else leaf, tree)
     return dynamic, static
-''',
+""",
     },
     {
         "function": "combine",
         "misconception": "a missing part is anything falsy, not just None",
         "teaches": "Leaves → None is a node",
-        "source": '''
+        "source": """
 def combine(dynamic, static):
     return jax.tree.map(lambda d, s: s or d, dynamic, static, is_leaf=lambda x: x is None)
-''',
+""",
     },
     {
         "function": "make_layer",
         "misconception": "the layer's name is a child",
         "teaches": "aux_data → Children and aux_data",
-        "source": '''
+        "source": """
 @jax.tree_util.register_pytree_node_class
 class LayerParams:
     def __init__(self, weight, bias, name):
@@ -57,6 +57,6 @@ class LayerParams:
 
 def make_layer(weight, bias, name):
     return LayerParams(weight, bias, name)
-''',
+""",
     },
 ]

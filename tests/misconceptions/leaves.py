@@ -5,16 +5,16 @@ CASES = [
         "function": "count_leaves",
         "misconception": "None is a leaf",
         "teaches": "Leaves → None is a node",
-        "source": '''
+        "source": """
 def count_leaves(tree, *, none_is_leaf=False):
     return len(jax.tree.leaves(tree, is_leaf=lambda node: node is None))
-''',
+""",
     },
     {
         "function": "leaves_in_order",
         "misconception": "dicts flatten in insertion order",
         "teaches": "Leaves → Flattening order",
-        "source": '''
+        "source": """
 def leaves_in_order(tree):
     if tree is None:
         return []
@@ -25,15 +25,15 @@ def leaves_in_order(tree):
     else:
         return [tree]
     return [leaf for child in children for leaf in leaves_in_order(child)]
-''',
+""",
     },
     {
         "function": "is_leaf_type",
         "misconception": "anything that is not a list, tuple or dict is a leaf, None too",
         "teaches": "Leaves → None is a node",
-        "source": '''
+        "source": """
 def is_leaf_type(value):
     return not isinstance(value, (list, tuple, dict))
-''',
+""",
     },
 ]
