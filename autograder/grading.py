@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from autograder.discover import Submission
 from autograder.plugin import NotebookContext, run_pytest
@@ -12,20 +12,9 @@ from autograder.sandbox import Limits
 from autograder.verdicts import Verdict
 
 
-def grade_all(
-    submissions: Iterable[Submission],
-    course: Course,
-    limits: Limits,
-    on_student: Callable[[StudentResult], None] | None = None,
-) -> Report:
+def grade_all(submissions: Iterable[Submission], course: Course, limits: Limits) -> Report:
     """Grade every submission in turn; one learner's failure never stops the batch."""
-    results = []
-    for submission in submissions:
-        result = grade_submission(submission, course, limits)
-        if on_student is not None:
-            on_student(result)
-        results.append(result)
-    return Report(students=results)
+    return Report(students=[grade_submission(s, course, limits) for s in submissions])
 
 
 def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:

@@ -140,3 +140,10 @@ def test_the_console_table_names_each_function(graded_solutions, course):
     for function in course.functions:
         assert function.name in graded_solutions.stdout
     assert "Total:" in graded_solutions.stdout
+
+
+def test_the_same_submission_gets_the_same_report(grade, course):
+    notebook = course.notebooks[0]
+    first = grade(EXERCISES / notebook.id / notebook.filename)
+    second = grade(EXERCISES / notebook.id / notebook.filename)
+    assert first.report == second.report
