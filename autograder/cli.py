@@ -17,6 +17,7 @@ from pathlib import Path
 from autograder import console, formats, progress
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.grading import grade_all, grade_submission
+from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
 from autograder.sandbox import Limits
 
@@ -52,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="run the visible tests of your notebook, with hints")
     check.add_argument("notebook", type=Path, metavar="NOTEBOOK")
+    check.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run your notebook without bubblewrap (for your own machine; grading always uses it)",
+    )
     _add_limits(check)
     check.set_defaults(run=_check)
 
@@ -101,6 +107,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         cell_seconds=args.cell_timeout,
         call_seconds=args.call_timeout,
         memory_bytes=int(args.memory * 2**20),
+        sandbox=not getattr(args, "no_sandbox", False),
     )
 
 
@@ -111,6 +118,12 @@ def _grade(args: argparse.Namespace) -> int:
         if path is not None and path.is_dir():
             raise UnusableInput(f"{path} is a folder; give a file name")
     out = console.console()
+    if isolation(sandbox=True) != BUBBLEWRAP:
+        print(
+            "note: bubblewrap is not available, so workers run as limited processes "
+            "without a filesystem or network sandbox",
+            file=sys.stderr,
+        )
     report = grade_all(submissions, course, _limits(args))
     console.print_report(out, report)
     if args.json:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from autograder.discover import Submission
+from autograder.isolation import isolation
 from autograder.plugin import NotebookContext, run_pytest
 from autograder.registry import Course
 from autograder.report import ExerciseResult, NotebookNote, Report, StudentResult, TestResult
@@ -14,7 +15,8 @@ from autograder.verdicts import Verdict
 
 def grade_all(submissions: Iterable[Submission], course: Course, limits: Limits) -> Report:
     """Grade every submission in turn; one learner's failure never stops the batch."""
-    return Report(students=[grade_submission(s, course, limits) for s in submissions])
+    students = [grade_submission(s, course, limits) for s in submissions]
+    return Report(students=students, isolation=isolation(limits.sandbox))
 
 
 def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:

@@ -92,8 +92,10 @@ class StudentResult:
 
 @dataclass
 class Report:
+    """``isolation`` says what walled the workers off: ``bubblewrap`` or ``process``."""
+
     students: list[StudentResult]
-    isolation: str = "process"
+    isolation: str
 
     @property
     def score(self) -> float:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder import channel, wire
+from autograder import channel, isolation, wire
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,7 @@ class Limits:
     call_seconds: float = 30.0
     memory_bytes: int = 4 * 1024**3
     restarts: int = 3
+    sandbox: bool = True
 
 
 class LearnerError(Exception):
@@ -112,6 +113,7 @@ class WorkerProcess:
         self._from_worker, from_worker_write = os.pipe()
         self.process = subprocess.Popen(
             [
+                *isolation.command_prefix(limits.sandbox, self.scratch),
                 sys.executable,
                 "-m",
                 "autograder.worker",
@@ -144,6 +146,8 @@ class WorkerProcess:
             self.close()
             raise CallTimeout() from None
         except (channel.ChannelClosed, channel.ChannelError) as exc:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2)  # let a dying worker report its own exit status
             self.close()
             detail = describe_exit(self.process.returncode)
             raise WorkerCrashed(

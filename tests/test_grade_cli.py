@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import xml.etree.ElementTree as ET
 
+from autograder import isolation
 from autograder.registry import EXERCISES, SOLUTIONS
 from conftest import run_cli
 
@@ -147,3 +148,8 @@ def test_the_same_submission_gets_the_same_report(grade, course):
     first = grade(EXERCISES / notebook.id / notebook.filename)
     second = grade(EXERCISES / notebook.id / notebook.filename)
     assert first.report == second.report
+
+
+def test_the_report_says_which_isolation_was_used(graded_solutions):
+    expected = "bubblewrap" if isolation.bubblewrap() else "process"
+    assert graded_solutions.report["isolation"] == expected

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import socket
 
 import numpy as np
 import pytest
 
+from autograder import isolation
+from autograder.registry import REPO_ROOT, SOLUTIONS
 from autograder.sandbox import (
     CallTimeout,
     FunctionMissing,
@@ -108,3 +111,56 @@ def test_a_cell_that_hangs_is_skipped_and_reported(run_cells):
 def test_magics_and_shell_commands_are_skipped(run_cells):
     run = run_cells("%matplotlib inline\n!echo hi\ndef f():\n    return 5")
     assert run.call("f", (), {}) == 5
+
+
+needs_bubblewrap = pytest.mark.skipif(
+    isolation.bubblewrap() is None, reason="bubblewrap is not available on this machine"
+)
+
+
+@needs_bubblewrap
+def test_the_sandboxed_worker_cannot_see_the_solutions_or_the_tests(run_cells):
+    run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)")
+    assert run.call("exists", (str(SOLUTIONS),), {}) is False
+    assert run.call("exists", (str(REPO_ROOT / "tests"),), {}) is False
+    assert run.call("exists", (str(REPO_ROOT / "autograder" / "wire.py"),), {}) is True
+
+
+@needs_bubblewrap
+def test_the_sandboxed_worker_cannot_write_outside_its_scratch_directory(run_cells):
+    run = run_cells(
+        "def write(path):\n"
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        return 'written'\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__"
+    )
+    assert run.call("write", (str(REPO_ROOT / "autograder" / "injected.py"),), {}) != "written"
+    assert not (REPO_ROOT / "autograder" / "injected.py").exists()
+    assert run.call("write", ("notes.txt",), {}) == "written"
+
+
+@needs_bubblewrap
+def test_the_sandboxed_worker_has_no_network(run_cells):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        run = run_cells(
+            "import socket\n"
+            "def connect(port):\n"
+            "    try:\n"
+            "        socket.create_connection(('127.0.0.1', port), timeout=2).close()\n"
+            "        return 'connected'\n"
+            "    except OSError as error:\n"
+            "        return type(error).__name__"
+        )
+        assert run.call("connect", (port,), {}) != "connected"
+
+
+def test_without_the_sandbox_the_worker_is_a_plain_process(run_cells):
+    limits = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3, sandbox=False)
+    run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)", limits=limits)
+    assert run.call("exists", (str(SOLUTIONS),), {}) is True
+    assert isolation.isolation(sandbox=False) == isolation.PROCESS
