@@ -10,6 +10,7 @@ from autograder.plugin import NotebookContext, run_pytest
 from autograder.registry import Course
 from autograder.report import ExerciseResult, NotebookNote, Report, StudentResult, TestResult
 from autograder.sandbox import Limits
+from autograder.text import clean
 from autograder.verdicts import Verdict
 
 
@@ -31,11 +32,18 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
     for context in contexts:
         exercise = context.exercise
         if context.problem is not None:
-            result.notes.append(NotebookNote(exercise.filename, context.problem.message))
+            result.notes.append(NotebookNote(exercise.filename, clean(context.problem.message)))
         if context.run is not None:
             result.notes.extend(
-                NotebookNote(exercise.filename, f"cell {p.cell} {p.text}")
+                NotebookNote(exercise.filename, clean(f"cell {p.cell} {p.text}"))
                 for p in context.run.problems
+            )
+        for grade_id, how in sorted(context.tampered.items()):
+            result.notes.append(
+                NotebookNote(
+                    exercise.filename,
+                    f"the locked cell {grade_id} was {how}; grading used the course's own copy",
+                )
             )
         for function in exercise.functions:
             graded = ExerciseResult(
@@ -51,9 +59,10 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
                         outcome=verdict.outcome,
                         points=test.points if verdict.passed else 0.0,
                         max_points=test.points,
-                        message=verdict.message,
+                        message=clean(verdict.message),
                     )
                 )
+            graded.tampered = any(t.grade_id in context.tampered for t in function.tests)
             if graded.status == "failed" and function.hints:
                 graded.hint = function.hints[0]
             result.exercises.append(graded)

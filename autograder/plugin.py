@@ -8,19 +8,30 @@ learner's function in a sandboxed worker and returns plain data.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 from autograder.registry import ExerciseNotebook, TestCell
 from autograder.sandbox import Limits, NotebookRun
-from autograder.submission import NotebookUnreadable, cells_to_run
+from autograder.submission import NotebookUnreadable, cells_to_run, read_notebook, tampered_cells
 from autograder.verdicts import Verdict, run_test_cell
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
+
+
+@functools.cache
+def reference_notebooks(
+    exercise: ExerciseNotebook,
+) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The learner's version of the notebook and the course's source, for tamper checks."""
+    released = nbformat.read(exercise.released_path, as_version=4)
+    return released, nbformat.read(exercise.path, as_version=4)
 
 
 def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
@@ -53,15 +64,19 @@ class NotebookContext:
         self.exercise = exercise
         self.run: NotebookRun | None = None
         self.problem: Verdict | None = None
+        self.tampered: dict[str, str] = {}
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."
             )
             return
         try:
-            self.run = NotebookRun(cells_to_run(path, exercise), limits)
+            nb = read_notebook(path)
         except NotebookUnreadable as exc:
             self.problem = Verdict("error", f"{exc}.")
+            return
+        self.run = NotebookRun(cells_to_run(nb, exercise), limits)
+        self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
 
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:

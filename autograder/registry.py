@@ -83,6 +83,11 @@ class ExerciseNotebook:
         return f"{self.id}.ipynb"
 
     @property
+    def released_path(self) -> Path:
+        """The learner's version of this notebook, as nbgrader generated it."""
+        return EXERCISES / self.id / self.filename
+
+    @property
     def points(self) -> float:
         return sum(function.points for function in self.functions)
 

@@ -33,6 +33,7 @@ class ExerciseResult:
     max_score: float
     tests: list[TestResult] = field(default_factory=list)
     hint: str = ""
+    tampered: bool = False
 
     @property
     def score(self) -> float:
@@ -54,6 +55,7 @@ class ExerciseResult:
             "max_score": self.max_score,
             "status": self.status,
             "hint": self.hint,
+            "tampered": self.tampered,
             "tests": [asdict(test) for test in self.tests],
         }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import compute_checksum
 
 from autograder.registry import ExerciseNotebook
 
@@ -15,13 +16,12 @@ class NotebookUnreadable(Exception):
     """The file cannot be graded; the message names it and says why."""
 
 
-def cells_to_run(path: Path, exercise: ExerciseNotebook) -> list[tuple[int, str]]:
+def cells_to_run(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> list[tuple[int, str]]:
     """The learner's code cells, as (cell number from 1, source).
 
     The learner's copies of the test cells are left out: tests always come from
     the course's own notebook, so editing them changes nothing.
     """
-    nb = read_notebook(path)
     cells = []
     for number, cell in enumerate(nb.cells, start=1):
         if cell.get("cell_type") != "code":
@@ -56,3 +56,46 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if not isinstance(nb.get("cells"), list):
         raise NotebookUnreadable(f"{path.name} is not a valid notebook: it has no list of cells")
     return nb
+
+
+def tampered_cells(
+    nb: nbformat.NotebookNode, released: nbformat.NotebookNode, source: nbformat.NotebookNode
+) -> dict[str, str]:
+    """Locked cells of the released notebook that the submission changed or deleted.
+
+    Compared as nbgrader does, by checksum: a locked cell must match the learner's
+    version (the checksum nbgrader stored when it generated it) or the course's
+    source. Returns ``{grade_id: "changed" | "deleted"}``.
+    """
+    accepted: dict[str, set[str | None]] = {}
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("locked") and "checksum" in meta:
+            accepted[meta["grade_id"]] = {meta["checksum"]}
+    for grade_id, cell in _by_grade_id(source).items():
+        if grade_id in accepted:
+            accepted[grade_id].add(_checksum(cell))
+    submitted = _by_grade_id(nb)
+    tampered = {}
+    for grade_id, checksums in accepted.items():
+        if grade_id not in submitted:
+            tampered[grade_id] = "deleted"
+        elif _checksum(submitted[grade_id]) not in checksums:
+            tampered[grade_id] = "changed"
+    return tampered
+
+
+def _by_grade_id(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    cells: dict[str, nbformat.NotebookNode] = {}
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if isinstance(grade_id, str):
+            cells.setdefault(grade_id, cell)
+    return cells
+
+
+def _checksum(cell: nbformat.NotebookNode) -> str | None:
+    try:
+        return compute_checksum(cell)
+    except Exception:  # a cell whose metadata was mangled cannot match
+        return None

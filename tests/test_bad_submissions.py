@@ -37,6 +37,10 @@ def batch(tmp_path_factory, course):
     }
     for name, source in replaced.items():
         write_variant(first.path, student(name), {function.name: source})
+    wrong = f"def {function.name}(*args, **kwargs):\n    return None"
+    write_variant(
+        first.path, student("tamperer"), {function.name: wrong, f"test_{function.name}": "pass"}
+    )
     appended = {
         "raises": "raise RuntimeError('oops')",
         "loops": "while True:\n    pass",
@@ -97,6 +101,7 @@ def test_every_student_gets_a_result(graded):
         "hangs_in_call",
         "missing",
         "noisy",
+        "tamperer",
     }
 
 
@@ -181,3 +186,20 @@ def test_a_missing_notebook_is_missing(graded, course):
 def test_the_batch_finishes_within_its_limits(graded):
     _, elapsed = graded
     assert elapsed < 240
+
+
+def test_editing_a_test_cell_earns_nothing_and_is_reported(graded, course):
+    report, _ = graded
+    result = _student(report, "tamperer")
+    function = course.notebooks[0].functions[0]
+    exercise = next(e for e in result["exercises"] if e["name"] == function.name)
+    assert exercise["score"] == 0 and exercise["tampered"] is True
+    assert result["score"] == result["max_score"] - function.points
+    notes = [n["message"] for n in result["notes"]]
+    assert f"the locked cell test_{function.name} was changed" in " ".join(notes)
+
+
+def test_untouched_locked_cells_are_not_reported_as_tampered(graded):
+    report, _ = graded
+    honest = _student(report, "honest")
+    assert not any(e["tampered"] for e in honest["exercises"])

@@ -153,3 +153,10 @@ def test_the_same_submission_gets_the_same_report(grade, course):
 def test_the_report_says_which_isolation_was_used(graded_solutions):
     expected = "bubblewrap" if isolation.bubblewrap() else "process"
     assert graded_solutions.report["isolation"] == expected
+
+
+def test_neither_the_solutions_nor_the_exercises_count_as_tampered(
+    graded_solutions, graded_exercises
+):
+    for graded in (graded_solutions, graded_exercises):
+        assert not any(e["tampered"] for s in graded.report["students"] for e in s["exercises"])

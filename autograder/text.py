@@ -1,0 +1,19 @@
+"""Making text that came from a learner's code safe to show in any report."""
+
+from __future__ import annotations
+
+import re
+
+MAX_MESSAGE = 2000
+
+# CSI and OSC terminal escape sequences, then any other control character but tab and newline.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` without terminal escape sequences or control characters, at most ``limit`` long."""
+    text = _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" … [{len(text) - limit} more characters cut]"
