@@ -64,3 +64,9 @@ def test_the_landing_page_explains_learning_and_grading(built):
         "python -m autograder status",
     ):
         assert phrase in text
+
+
+def test_the_security_page_is_built_and_states_the_isolation_modes(built):
+    html = (built / "book" / "security.html").read_text(encoding="utf-8")
+    for phrase in ("threat model", "bubblewrap", "What is not protected"):
+        assert phrase in html
