@@ -1,0 +1,301 @@
+"""The attack suite: submissions that try to fool, break or read the grader.
+
+Each case is a learner folder holding one ``leaves.ipynb``, made from the
+course's solution notebook by replacing cells, appending cells, or writing raw
+bytes. ``expected`` names the functions the attack should cost (with the status
+they should get); every other function of the notebook keeps its points.
+
+Write the suite with ``python tests/attacks.py OUT`` and grade it with
+``python -m autograder grade OUT``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "solutions" / "leaves" / "leaves.ipynb"
+NOTEBOOK = "leaves.ipynb"
+
+WRONG_COUNT = "def count_leaves(tree, *, none_is_leaf=False):\n    return 0"
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    replace: dict[str, str | None] = field(default_factory=dict)  # None deletes the cell
+    append: tuple[str, ...] = ()
+    raw: bytes | None = None
+    expected: dict[str, str] = field(default_factory=dict)
+    everything: str | None = None  # one status for every function of the notebook
+    markdown_only: bool = False
+    output_mib: int = 0
+    nbformat: int = 4
+    needs_sandbox: bool = False  # harmless only where bubblewrap walls the worker off
+
+
+def returns(value_source: str, function: str = "count_leaves") -> dict[str, str]:
+    """Replace ``function`` with one that returns the object ``value_source`` builds."""
+    return {function: f"{value_source}\n\ndef {function}(*args, **kwargs):\n    return VALUE"}
+
+
+LIAR = "class Liar:\n{body}\n\nVALUE = Liar()"
+
+CASES = [
+    # Patching the learner's own process changes nothing in the grader's.
+    Attack(
+        "patch_numpy",
+        {"count_leaves": WRONG_COUNT},
+        ("np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "patch_jax_numpy",
+        {"count_leaves": WRONG_COUNT},
+        ("jnp.allclose = lambda *a, **k: True",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "patch_builtins",
+        {"count_leaves": WRONG_COUNT},
+        ("import builtins\nbuiltins.AssertionError = type('Ignored', (Exception,), {})",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "patch_pytest",
+        {"count_leaves": WRONG_COUNT},
+        (
+            "import sys, types\nfake = types.ModuleType('pytest')\nfake.main = lambda *a, **k: 0\nsys.modules['pytest'] = fake",
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "patch_unittest",
+        {"count_leaves": WRONG_COUNT},
+        ("import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "patch_tree_leaves",
+        {"count_leaves": WRONG_COUNT},
+        ("jax.tree.leaves = lambda *a, **k: [1, 2, 3]",),
+        expected={"count_leaves": "failed", "is_leaf_type": "passed"},
+    ),
+    # Results that lie about themselves arrive as inert stand-ins.
+    Attack(
+        "lying_eq",
+        returns(LIAR.format(body="    def __eq__(self, other):\n        return True")),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "lying_bool",
+        returns(LIAR.format(body="    def __bool__(self):\n        return True"), "is_leaf_type"),
+        expected={"is_leaf_type": "failed"},
+    ),
+    Attack(
+        "lying_array",
+        returns(
+            LIAR.format(
+                body="    def __array__(self, *a, **k):\n        import numpy\n        return numpy.array(3)"
+            ),
+            "count_leaves",
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "lying_float",
+        returns(
+            LIAR.format(
+                body="    def __float__(self):\n        return 3.0\n    def __int__(self):\n        return 3\n    def __index__(self):\n        return 3"
+            ),
+            "count_leaves",
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "raising_repr",
+        returns(
+            LIAR.format(
+                body="    def __repr__(self):\n        raise RuntimeError('no repr')\n    def __eq__(self, other):\n        raise RuntimeError('no eq')"
+            ),
+            "leaves_in_order",
+        ),
+        expected={"leaves_in_order": "failed"},
+    ),
+    Attack(
+        "list_subclass_eq",
+        returns(
+            "class Always(list):\n    def __eq__(self, other):\n        return True\n\nVALUE = Always()",
+            "leaves_in_order",
+        ),
+        expected={"leaves_in_order": "failed"},
+    ),
+    Attack("nan", returns("VALUE = float('nan')"), expected={"count_leaves": "failed"}),
+    Attack("wrong_type", returns("VALUE = '3'"), expected={"count_leaves": "failed"}),
+    Attack(
+        "wrong_shape",
+        returns("VALUE = np.array([[1, 2, 3]])", "leaves_in_order"),
+        expected={"leaves_in_order": "failed"},
+    ),
+    Attack(
+        "memorised_examples",
+        {"count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return 3"},
+        expected={"count_leaves": "failed"},
+    ),
+    # Code that hangs, crashes or exhausts its limits costs only what it touches.
+    Attack("loop_at_top_level", append=("while True:\n    pass",)),
+    Attack(
+        "loop_in_function",
+        {
+            "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    while True:\n        pass"
+        },
+        expected={"count_leaves": "timeout"},
+    ),
+    Attack(
+        "deep_recursion",
+        {
+            "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return count_leaves(tree)"
+        },
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "memory_bomb_in_function",
+        {
+            "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return len(bytearray(64 * 1024**3))"
+        },
+        expected={"count_leaves": "failed"},
+    ),
+    Attack("memory_bomb_at_top_level", append=("hoard = bytearray(64 * 1024**3)",)),
+    Attack("sys_exit_at_top_level", append=("import sys\nsys.exit(0)",)),
+    Attack(
+        "sys_exit_in_function",
+        {
+            "count_leaves": "import sys\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    sys.exit(0)"
+        },
+        expected={"count_leaves": "failed"},
+    ),
+    Attack("os_exit_at_top_level", append=("import os\nos._exit(0)",)),
+    Attack(
+        "os_exit_in_function",
+        {
+            "count_leaves": "import os\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    os._exit(3)"
+        },
+        expected={"count_leaves": "error"},
+    ),
+    # Output that imitates a test run or a report is never read.
+    Attack(
+        "fake_pytest_summary",
+        {"count_leaves": WRONG_COUNT},
+        (
+            "print('=' * 20, '7 passed in 0.01s', '=' * 20)\nimport sys\nprint('FAILED 0, PASSED 7', file=sys.stderr)",
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "fake_json_report",
+        {"count_leaves": WRONG_COUNT},
+        ("import json\nprint(json.dumps({'score': 15, 'max_score': 15, 'students': []}))",),
+        expected={"count_leaves": "failed"},
+    ),
+    # Writing where the grader keeps its files, reading what it hides, reaching out.
+    Attack(
+        "write_reports",
+        {"count_leaves": WRONG_COUNT},
+        (
+            "import contextlib, os\nfor target in ['/tmp/r.json', os.environ.get('GITHUB_STEP_SUMMARY', '/tmp/summary.md')]:\n    with contextlib.suppress(OSError):\n        open(target, 'w').write('{\"score\": 15}')",
+        ),
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "write_into_autograder",
+        {"count_leaves": WRONG_COUNT},
+        (
+            "import autograder, contextlib, os\nwith contextlib.suppress(OSError):\n    open(os.path.join(os.path.dirname(autograder.__file__), 'verdicts.py'), 'a').write('\\n# tampered\\n')",
+        ),
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "read_solutions",
+        {
+            "count_leaves": "import autograder, json, os\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    root = os.path.dirname(os.path.dirname(autograder.__file__))\n    path = os.path.join(root, 'solutions', 'leaves', 'leaves.ipynb')\n    try:\n        cells = json.load(open(path))['cells']\n    except OSError:\n        return -1\n    namespace = {}\n    for cell in cells:\n        if cell['metadata'].get('nbgrader', {}).get('grade_id') in ('setup', 'count_leaves'):\n            exec(''.join(cell['source']), namespace)\n    return namespace['count_leaves'](tree, none_is_leaf=none_is_leaf)"
+        },
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "open_network_socket",
+        {
+            "count_leaves": "import socket\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    try:\n        socket.create_connection(('127.0.0.1', 80), timeout=1).close()\n    except OSError:\n        return -1\n    return 0"
+        },
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "edit_test_cell",
+        {"count_leaves": WRONG_COUNT, "test_count_leaves": "pass"},
+        expected={"count_leaves": "failed"},
+    ),
+    Attack("delete_test_cells", {"test_count_leaves": None, "test_leaves_in_order": None}),
+    # Files that are not a usable notebook.
+    Attack("not_json", raw=b"this is not a notebook", everything="error"),
+    Attack("not_utf8", raw=b'{"cells": ["\xff\xfe"]}', everything="error"),
+    Attack("empty_file", raw=b"", everything="error"),
+    Attack("no_code_cells", markdown_only=True, everything="missing"),
+    Attack("nbformat_3", nbformat=3),
+    Attack("huge_output", output_mib=50),
+]
+
+
+def build(attack: Attack) -> bytes:
+    """The notebook file of ``attack``."""
+    if attack.raw is not None:
+        return attack.raw
+    nb = nbformat.read(SOURCE, as_version=4)
+    if attack.markdown_only:
+        nb.cells = [c for c in nb.cells if c.cell_type == "markdown"]
+    kept = []
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in attack.replace:
+            if attack.replace[grade_id] is None:
+                continue
+            cell.source = attack.replace[grade_id]
+        kept.append(cell)
+    nb.cells = kept + [nbformat.v4.new_code_cell(code) for code in attack.append]
+    if attack.output_mib:
+        text = "x" * (attack.output_mib * 1024 * 1024)
+        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+    if attack.nbformat != 4:
+        nb = nbformat.convert(nb, attack.nbformat)
+    return nbformat.writes(nb).encode()
+
+
+def expected_statuses(attack: Attack, functions: list[str]) -> dict[str, str]:
+    if attack.everything is not None:
+        return dict.fromkeys(functions, attack.everything)
+    return {name: attack.expected.get(name, "passed") for name in functions}
+
+
+def write_suite(out: Path, sandboxed: bool = True) -> list[Attack]:
+    """Write every case (only the harmless ones when not ``sandboxed``); return them."""
+    cases = [attack for attack in CASES if sandboxed or not attack.needs_sandbox]
+    for attack in cases:
+        folder = out / attack.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / NOTEBOOK).write_bytes(build(attack))
+    return cases
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(f"usage: python {sys.argv[0]} OUT", file=sys.stderr)
+        sys.exit(2)
+    write_suite(Path(sys.argv[1]))
+    print(json.dumps({"cases": len(CASES), "folder": sys.argv[1]}))
