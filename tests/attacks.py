@@ -187,6 +187,20 @@ CASES = [
         },
         expected={"count_leaves": "error"},
     ),
+    Attack(
+        "kill_the_parent",
+        {"count_leaves": WRONG_COUNT},
+        ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",),
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "signal_alarm",
+        {
+            "count_leaves": "import signal\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    signal.alarm(1)\n    return 0"
+        },
+        expected={"count_leaves": "failed"},
+    ),
     # Output that imitates a test run or a report is never read.
     Attack(
         "fake_pytest_summary",
