@@ -14,12 +14,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder import console, formats, progress
+from autograder import console, formats, processes, progress
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
 from autograder.sandbox import Limits
+from autograder.seeding import DEFAULT_SEED
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
     )
+    grade.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, metavar="N",
+        help=f"seed of the hidden tests' generated inputs (default {DEFAULT_SEED})",
+    )  # fmt: skip
     _add_limits(grade)
     grade.set_defaults(run=_grade)
 
@@ -89,6 +94,10 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         "--memory", type=_positive, default=defaults.memory_bytes / 2**20, metavar="MIB",
         help=f"address-space limit of the worker (default {defaults.memory_bytes // 2**20})",
     )  # fmt: skip
+    parser.add_argument(
+        "--processes", type=_positive_int, default=defaults.processes, metavar="N",
+        help=f"processes and threads one worker may run (default {defaults.processes})",
+    )  # fmt: skip
 
 
 def _positive(text: str) -> float:
@@ -101,12 +110,20 @@ def _positive(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    value = _positive(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(value)
+
+
 def _limits(args: argparse.Namespace) -> Limits:
     return Limits(
         notebook_seconds=args.timeout,
         cell_seconds=args.cell_timeout,
         call_seconds=args.call_timeout,
         memory_bytes=int(args.memory * 2**20),
+        processes=args.processes,
         sandbox=not getattr(args, "no_sandbox", False),
     )
 
@@ -124,7 +141,13 @@ def _grade(args: argparse.Namespace) -> int:
             "without a filesystem or network sandbox",
             file=sys.stderr,
         )
-    report = grade_all(submissions, course, _limits(args))
+    if not processes.available():
+        print(
+            "note: workers' processes cannot be capped here (root without a writable "
+            "pids cgroup); a fork bomb is stopped only by the time limits",
+            file=sys.stderr,
+        )
+    report = grade_all(submissions, course, _limits(args), seed=args.seed)
     console.print_report(out, report)
     if args.json:
         formats.write_text(args.json, report.to_json())

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from autograder.registry import Course
-from autograder.report import Report, StudentResult
+from autograder.report import STATUS_MARKS, Report, StudentResult
 
 _STYLE = {
     "passed": "green",
@@ -14,6 +14,8 @@ _STYLE = {
     "error": "yellow",
     "missing": "magenta",
     "timeout": "yellow",
+    "memory": "yellow",
+    "crashed": "red",
 }
 
 
@@ -47,7 +49,7 @@ def print_report(out: Console, report: Report) -> None:
         out.print(table)
     out.print(
         f"Total: {_points(report.score)} / {_points(report.max_score)} ({report.percent:.1f}%), "
-        f"isolation: {report.isolation}"
+        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}"
     )
 
 
@@ -73,14 +75,13 @@ def print_student(out: Console, student: StudentResult) -> None:
         out.print(f"[dim]note[/dim] {where}{note.message}", markup=True)
 
 
-_MARK = {"passed": "✅", "failed": "❌", "error": "⚠️", "missing": "❔", "timeout": "⏱️"}
-
-
 def print_feedback(out: Console, student: StudentResult) -> None:
     """One paragraph per function, with its message and first hint: what ``check`` shows."""
     for exercise in student.exercises:
         score = f"{_points(exercise.score)} / {_points(exercise.max_score)}"
-        out.print(f"{_MARK.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}")
+        out.print(
+            f"{STATUS_MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}"
+        )
         for test in exercise.tests:
             if test.message:
                 out.print(f"   {test.message}", markup=False)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from autograder.report import Report
-
-_STATUS_MARK = {"passed": "✅", "failed": "❌", "error": "⚠️", "missing": "❔", "timeout": "⏱️"}
+from autograder.report import STATUS_MARKS, Report
 
 
 def _points(value: float) -> str:
@@ -61,7 +59,8 @@ def to_markdown(report: Report) -> str:
         "## Grading report",
         "",
         f"**{_points(report.score)} / {_points(report.max_score)}** points "
-        f"({report.percent:.1f}%) for {len(report.students)} submission(s).",
+        f"({report.percent:.1f}%) for {len(report.students)} submission(s); "
+        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}.",
         "",
         "| Student | Score | Passed | Not passed |",
         "| --- | ---: | ---: | --- |",
@@ -69,7 +68,7 @@ def to_markdown(report: Report) -> str:
     for student in report.students:
         passed = sum(e.status == "passed" for e in student.exercises)
         others = ", ".join(
-            f"{_STATUS_MARK[e.status]} `{e.name}` ({e.status})"
+            f"{STATUS_MARKS[e.status]} `{e.name}` ({e.status})"
             for e in student.exercises
             if e.status != "passed"
         )
@@ -84,7 +83,7 @@ def to_markdown(report: Report) -> str:
         lines += ["", f"### {student.student}", ""]
         for exercise in details:
             message = next((t.message for t in exercise.tests if t.message), "")
-            mark = _STATUS_MARK[exercise.status]
+            mark = STATUS_MARKS[exercise.status]
             title = f"{exercise.notebook} · {exercise.name}"
             lines.append(f"- {mark} **{title}**: {_cell(message)}")
             if exercise.hint:

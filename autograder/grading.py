@@ -4,20 +4,36 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from autograder import processes
 from autograder.discover import Submission
 from autograder.isolation import isolation
 from autograder.plugin import NotebookContext, run_pytest
 from autograder.registry import Course
 from autograder.report import ExerciseResult, NotebookNote, Report, StudentResult, TestResult
 from autograder.sandbox import Limits
+from autograder.seeding import DEFAULT_SEED, seeded
 from autograder.text import clean
 from autograder.verdicts import Verdict
 
 
-def grade_all(submissions: Iterable[Submission], course: Course, limits: Limits) -> Report:
-    """Grade every submission in turn; one learner's failure never stops the batch."""
-    students = [grade_submission(s, course, limits) for s in submissions]
-    return Report(students=students, isolation=isolation(limits.sandbox))
+def grade_all(
+    submissions: Iterable[Submission],
+    course: Course,
+    limits: Limits,
+    seed: int = DEFAULT_SEED,
+) -> Report:
+    """Grade every submission in turn; one learner's failure never stops the batch.
+
+    Hidden tests draw their generated inputs from ``seed``.
+    """
+    with seeded(seed):
+        students = [grade_submission(s, course, limits) for s in submissions]
+    return Report(
+        students=students,
+        isolation=isolation(limits.sandbox),
+        processes=processes.describe(limits.processes),
+        seed=seed,
+    )
 
 
 def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:

@@ -10,7 +10,16 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-STATUSES = ("passed", "failed", "error", "missing", "timeout")
+STATUSES = ("passed", "failed", "error", "missing", "timeout", "memory", "crashed")
+STATUS_MARKS = {
+    "passed": "✅",
+    "failed": "❌",
+    "error": "⚠️",
+    "missing": "❔",
+    "timeout": "⏱️",
+    "memory": "💾",
+    "crashed": "💥",
+}
 
 
 @dataclass
@@ -42,7 +51,7 @@ class ExerciseResult:
     @property
     def status(self) -> str:
         outcomes = {test.outcome for test in self.tests}
-        for status in ("missing", "error", "timeout", "failed"):
+        for status in ("missing", "crashed", "memory", "timeout", "error", "failed"):
             if status in outcomes:
                 return status
         return "passed" if self.tests else "missing"
@@ -94,10 +103,14 @@ class StudentResult:
 
 @dataclass
 class Report:
-    """``isolation`` says what walled the workers off: ``bubblewrap`` or ``process``."""
+    """``isolation`` says what walled the workers off: ``bubblewrap`` or ``process``;
+    ``processes`` how their processes were capped; ``seed`` is the one hidden tests
+    drew their inputs from."""
 
     students: list[StudentResult]
     isolation: str
+    processes: str = "not capped"
+    seed: int = 0
 
     @property
     def score(self) -> float:
@@ -116,6 +129,8 @@ class Report:
             "score": self.score,
             "max_score": self.max_score,
             "isolation": self.isolation,
+            "processes": self.processes,
+            "seed": self.seed,
             "students": [student.to_dict() for student in self.students],
         }
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder import channel, isolation, wire
+from autograder.processes import ProcessCap
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,9 +33,10 @@ class Limits:
     """What one notebook may use. Times are wall-clock seconds."""
 
     notebook_seconds: float = 300.0
-    cell_seconds: float = 60.0
-    call_seconds: float = 30.0
+    cell_seconds: float = 30.0
+    call_seconds: float = 10.0
     memory_bytes: int = 4 * 1024**3
+    processes: int = 128  # tasks: a worker with JAX loaded runs about 20 threads
     restarts: int = 3
     sandbox: bool = True
 
@@ -91,14 +93,18 @@ def worker_environment(home: Path) -> dict[str, str]:
     }
 
 
-def describe_exit(returncode: int | None) -> str:
+def describe_exit(returncode: int | None, through_bubblewrap: bool = False) -> str:
+    """Say how the worker ended. bubblewrap reports a child killed by signal N as exit 128 + N."""
     if returncode is None:
         return "the worker stopped answering"
-    if returncode < 0:
+    signal_number = -returncode if returncode < 0 else 0
+    if through_bubblewrap and 128 < returncode < 128 + signal.NSIG:
+        signal_number = returncode - 128
+    if signal_number:
         try:
-            name = signal.Signals(-returncode).name
+            name = signal.Signals(signal_number).name
         except ValueError:
-            name = f"signal {-returncode}"
+            name = f"signal {signal_number}"
         return f"the worker was killed by {name}"
     return f"the worker exited with code {returncode}"
 
@@ -109,11 +115,14 @@ class WorkerProcess:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-worker-"))
+        self.cap = ProcessCap(limits.processes)
+        prefix = isolation.command_prefix(limits.sandbox, self.scratch)
+        self.through_bubblewrap = bool(prefix)
         to_worker_read, self._to_worker = os.pipe()
         self._from_worker, from_worker_write = os.pipe()
         self.process = subprocess.Popen(
             [
-                *isolation.command_prefix(limits.sandbox, self.scratch),
+                *prefix,
                 sys.executable,
                 "-m",
                 "autograder.worker",
@@ -136,6 +145,7 @@ class WorkerProcess:
         memory = self.limits.memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        self.cap.enter()
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed."""
@@ -149,7 +159,7 @@ class WorkerProcess:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=2)  # let a dying worker report its own exit status
             self.close()
-            detail = describe_exit(self.process.returncode)
+            detail = describe_exit(self.process.returncode, self.through_bubblewrap)
             raise WorkerCrashed(
                 f"{detail} ({exc})" if isinstance(exc, channel.ChannelError) else detail
             ) from None
@@ -160,6 +170,7 @@ class WorkerProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        self.cap.close()
         for fd in (self._to_worker, self._from_worker):
             with contextlib.suppress(OSError):
                 os.close(fd)

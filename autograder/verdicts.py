@@ -9,7 +9,13 @@ from typing import Any
 from autograder.registry import TestCell
 from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 
-OUTCOMES = ("passed", "failed", "error", "missing", "timeout")
+OUTCOMES = ("passed", "failed", "error", "missing", "timeout", "memory", "crashed")
+"""``error``: the learner's code raised; ``memory``: it ran out of memory;
+``crashed``: its worker process died (a signal or an exit code)."""
+
+# Exceptions that mean "not an answer yet" or "an answer that cannot be read",
+# rather than the learner's code going wrong while it ran.
+_FAILED_TYPES = {"NotImplementedError", "UnsendableResult"}
 
 
 @dataclass(frozen=True)
@@ -42,11 +48,13 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
             "look for a loop that never ends.",
         )
     except WorkerCrashed as exc:
-        return Verdict("error", f"{exc} while {test.function} was running.")
+        return Verdict("crashed", f"{exc} while {test.function} was running.")
     except FunctionMissing as exc:
         return Verdict("missing", _missing_message(exc, notebook))
     except LearnerError as exc:
-        return Verdict("failed", _learner_error_message(exc, _in_hidden(exc, test)))
+        return Verdict(
+            _learner_error_outcome(exc), _learner_error_message(exc, _in_hidden(exc, test))
+        )
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
         return Verdict("failed", _local_error_message(exc, test))
     return Verdict("passed")
@@ -81,9 +89,20 @@ def _missing_message(exc: FunctionMissing, notebook: str) -> str:
     )
 
 
+def _learner_error_outcome(exc: LearnerError) -> str:
+    if exc.type == "MemoryError":
+        return "memory"
+    return "failed" if exc.type in _FAILED_TYPES else "error"
+
+
 def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
     if exc.type == "NotImplementedError":
         return f"{exc.function} is not written yet: it still raises NotImplementedError."
+    if exc.type == "MemoryError":
+        return (
+            f"{exc.function} ran out of memory: it tried to use more than the worker's "
+            "memory limit."
+        )
     if hidden:
         return f"{exc.function} raised {exc.type} on the input of a hidden test."
     detail = f": {exc.message}" if exc.message else ""

@@ -55,16 +55,34 @@ def describe_exception(exc: BaseException) -> dict[str, str]:
         for frame in traceback.extract_tb(exc.__traceback__)
         if frame.filename.startswith("<cell ")
     ]
-    lines = [
-        f"  {frame.filename[1:-1]}, line {frame.lineno}, in {frame.name}\n"
-        + (f"    {frame.line}\n" if frame.line else "")
-        for frame in frames
-    ]
+    lines = _collapse_repeats(
+        [
+            f"  {frame.filename[1:-1]}, line {frame.lineno}, in {frame.name}\n"
+            + (f"    {frame.line}\n" if frame.line else "")
+            for frame in frames
+        ]
+    )
+    while len(lines) > 1 and sum(map(len, lines)) > MAX_MESSAGE_TEXT:
+        lines.pop(0)  # keep the innermost frames, where the error happened
     return {
         "type": type(exc).__name__,
         "message": message[:MAX_MESSAGE_TEXT],
         "traceback": "".join(lines)[-MAX_MESSAGE_TEXT:],
     }
+
+
+def _collapse_repeats(entries: list[str], keep: int = 3) -> list[str]:
+    """Fold a frame repeated many times in a row (runaway recursion) into one line."""
+    out: list[str] = []
+    run = 0
+    for index, entry in enumerate(entries):
+        run = run + 1 if index and entry == entries[index - 1] else 1
+        if run <= keep:
+            out.append(entry)
+        next_differs = index + 1 == len(entries) or entries[index + 1] != entry
+        if next_differs and run > keep:
+            out.append(f"  [the frame above repeats {run - keep} more times]\n")
+    return out
 
 
 class Worker:

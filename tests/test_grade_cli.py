@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 import xml.etree.ElementTree as ET
 
-from autograder import isolation
+from autograder import isolation, processes
 from autograder.registry import EXERCISES, SOLUTIONS
+from autograder.sandbox import Limits
+from autograder.seeding import DEFAULT_SEED
 from conftest import run_cli
 
 REPORT_KEYS = {"score", "max_score", "students"}
@@ -160,3 +162,17 @@ def test_neither_the_solutions_nor_the_exercises_count_as_tampered(
 ):
     for graded in (graded_solutions, graded_exercises):
         assert not any(e["tampered"] for s in graded.report["students"] for e in s["exercises"])
+
+
+def test_the_report_records_the_default_seed(graded_solutions):
+    assert graded_solutions.report["seed"] == DEFAULT_SEED
+
+
+def test_another_seed_is_recorded_and_the_solutions_still_earn_full_marks(grade, course):
+    graded = grade(SOLUTIONS, "--seed", "20261123")
+    assert graded.report["seed"] == 20261123
+    assert graded.report["score"] == course.points
+
+
+def test_the_report_says_how_worker_processes_were_capped(graded_solutions):
+    assert graded_solutions.report["processes"] == processes.describe(Limits().processes)

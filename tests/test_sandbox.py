@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import socket
+import time
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from autograder import isolation
+from autograder import isolation, processes
 from autograder.registry import REPO_ROOT, SOLUTIONS
 from autograder.sandbox import (
     CallTimeout,
@@ -74,6 +77,25 @@ def test_a_function_that_kills_the_worker_is_reported_as_a_crash(run_cells):
     run = run_cells("import os\ndef die():\n    os._exit(7)")
     with pytest.raises(WorkerCrashed, match="exited with code 7"):
         run.call("die", (), {})
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "plain"])
+def test_a_crash_names_the_signal_that_killed_the_worker(run_cells, sandbox):
+    run = run_cells(
+        "import ctypes\ndef segfault():\n    return ctypes.string_at(0)",
+        limits=replace(FAST, sandbox=sandbox),
+    )
+    with pytest.raises(WorkerCrashed, match="killed by SIGSEGV"):
+        run.call("segfault", (), {})
+
+
+def test_runaway_recursion_is_folded_to_a_few_frames(run_cells):
+    run = run_cells("def down(n):\n    return down(n + 1)")
+    with pytest.raises(LearnerError) as caught:
+        run.call("down", (0,), {})
+    assert caught.value.type == "RecursionError"
+    assert caught.value.traceback.count("in down") == 3
+    assert "repeats" in caught.value.traceback
 
 
 def test_sys_exit_inside_a_call_is_just_an_exception(run_cells):
@@ -164,3 +186,61 @@ def test_without_the_sandbox_the_worker_is_a_plain_process(run_cells):
     run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)", limits=limits)
     assert run.call("exists", (str(SOLUTIONS),), {}) is True
     assert isolation.isolation(sandbox=False) == isolation.PROCESS
+
+
+needs_process_cap = pytest.mark.skipif(
+    not processes.available(), reason="workers' processes cannot be capped on this machine"
+)
+
+FORK_UNTIL_REFUSED = (
+    "import os, time\n"
+    "def fork_all(n):\n"
+    "    started = 0\n"
+    "    try:\n"
+    "        for _ in range(n):\n"
+    "            if os.fork() == 0:\n"
+    "                time.sleep(60)\n"
+    "                os._exit(0)\n"
+    "            started += 1\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    return started"
+)
+
+
+@needs_process_cap
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "plain"])
+def test_a_worker_cannot_start_more_processes_than_its_cap(run_cells, sandbox):
+    limits = Limits(notebook_seconds=30, cell_seconds=5, call_seconds=10, processes=64)
+    limits = replace(limits, sandbox=sandbox)
+    run = run_cells(FORK_UNTIL_REFUSED, limits=limits)
+    assert run.call("fork_all", (500,), {}) < 64
+
+
+@needs_process_cap
+def test_processes_a_worker_left_behind_are_killed_with_it(run_cells):
+    run = run_cells(
+        "import os, time\n"
+        "def detach():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os.setsid()\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    return pid",
+        limits=replace(FAST, sandbox=False),
+    )
+    pid = run.call("detach", (), {})
+    run.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

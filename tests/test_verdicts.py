@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.registry import TestCell, hidden_lines
-from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError
+from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.verdicts import run_test_cell
 
 SOURCE = """\
@@ -53,20 +53,49 @@ def test_a_learner_error_on_a_hidden_input_does_not_echo_the_error_text():
         raise LearnerError("f", {"type": "ValueError", "message": "bad value 12345"})
 
     result = verdict(raising)
-    assert result.outcome == "failed"
+    assert result.outcome == "error"
     assert "ValueError" in result.message and "12345" not in result.message
+
+
+def test_a_learner_error_on_a_visible_input_shows_the_learners_own_traceback():
+    def raising(x):
+        raise LearnerError(
+            "f",
+            {
+                "type": "KeyError",
+                "message": "'w'",
+                "traceback": "  cell 3, line 2, in f\n    return tree['w']\n",
+            },
+        )
+
+    result = verdict(raising)
+    assert result.outcome == "error"
+    assert "KeyError: 'w'" in result.message and "return tree['w']" in result.message
+
+
+def test_running_out_of_memory_has_its_own_outcome():
+    def hoarding(x):
+        raise LearnerError("f", {"type": "MemoryError", "message": ""})
+
+    result = verdict(hoarding)
+    assert result.outcome == "memory" and "memory" in result.message
 
 
 def test_an_unwritten_function_is_reported_as_not_written_yet():
     def stub(x):
         raise LearnerError("f", {"type": "NotImplementedError", "message": ""})
 
-    assert "not written yet" in verdict(stub).message
+    result = verdict(stub)
+    assert result.outcome == "failed" and "not written yet" in result.message
 
 
 @pytest.mark.parametrize(
     ("exception", "outcome"),
-    [(CallTimeout(), "timeout"), (FunctionMissing("f", ["g"]), "missing")],
+    [
+        (CallTimeout(), "timeout"),
+        (FunctionMissing("f", ["g"]), "missing"),
+        (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
+    ],
 )
 def test_worker_troubles_have_their_own_outcomes(exception, outcome):
     def trouble(x):
@@ -77,3 +106,10 @@ def test_worker_troubles_have_their_own_outcomes(exception, outcome):
 
 def test_hidden_lines_cover_the_region_and_its_markers():
     assert hidden_lines(cell().source) == frozenset({2, 3, 4, 5})
+
+
+def test_a_crash_names_the_signal_that_ended_the_worker():
+    def crashing(x):
+        raise WorkerCrashed("the worker was killed by SIGSEGV")
+
+    assert "SIGSEGV" in verdict(crashing).message

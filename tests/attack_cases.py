@@ -5,8 +5,17 @@ course's solution notebook by replacing cells, appending cells, or writing raw
 bytes. ``expected`` names the functions the attack should cost (with the status
 they should get); every other function of the notebook keeps its points.
 
-Write the suite with ``python tests/attacks.py OUT`` and grade it with
-``python -m autograder grade OUT``.
+The suite lives in ``tests/attacks/``, written by this module together with
+``expected.json`` (each case's score and statuses); a test checks that the folder
+matches this module. Regrade and compare with::
+
+    python tests/attack_cases.py write            # rewrite tests/attacks/
+    python -m autograder grade tests/attacks --json r.json
+    python tests/attack_cases.py compare r.json   # exit 1 on any difference
+
+Some cases (``needs_sandbox``) are harmless only where bubblewrap walls the worker
+off, and the fork bombs only where the worker's processes are capped: grade the
+folder as it is on a machine with both, as CI does.
 """
 
 from __future__ import annotations
@@ -20,7 +29,10 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "solutions" / "leaves" / "leaves.ipynb"
+SUITE = Path(__file__).resolve().parent / "attacks"
+EXPECTED = "expected.json"
 NOTEBOOK = "leaves.ipynb"
+POINTS = {"count_leaves": 2, "leaves_in_order": 3, "is_leaf_type": 2}
 
 WRONG_COUNT = "def count_leaves(tree, *, none_is_leaf=False):\n    return 0"
 
@@ -37,6 +49,7 @@ class Attack:
     output_mib: int = 0
     nbformat: int = 4
     needs_sandbox: bool = False  # harmless only where bubblewrap walls the worker off
+    needs_process_cap: bool = False  # harmless only where the worker's processes are capped
 
 
 def returns(value_source: str, function: str = "count_leaves") -> dict[str, str]:
@@ -147,6 +160,13 @@ CASES = [
         {"count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return 3"},
         expected={"count_leaves": "failed"},
     ),
+    Attack(
+        "memorised_lookup",
+        {
+            "leaves_in_order": "ANSWERS = {repr([1, (2, [3])]): [1, 2, 3], repr({'a': 1, 'b': (None, 2)}): [1, 2]}\n\ndef leaves_in_order(tree):\n    return ANSWERS.get(repr(tree), [])"
+        },
+        expected={"leaves_in_order": "failed"},
+    ),
     # Code that hangs, crashes or exhausts its limits costs only what it touches.
     Attack("loop_at_top_level", append=("while True:\n    pass",)),
     Attack(
@@ -161,14 +181,14 @@ CASES = [
         {
             "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return count_leaves(tree)"
         },
-        expected={"count_leaves": "failed"},
+        expected={"count_leaves": "error"},
     ),
     Attack(
         "memory_bomb_in_function",
         {
             "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    return len(bytearray(64 * 1024**3))"
         },
-        expected={"count_leaves": "failed"},
+        expected={"count_leaves": "memory"},
     ),
     Attack("memory_bomb_at_top_level", append=("hoard = bytearray(64 * 1024**3)",)),
     Attack("sys_exit_at_top_level", append=("import sys\nsys.exit(0)",)),
@@ -177,7 +197,7 @@ CASES = [
         {
             "count_leaves": "import sys\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    sys.exit(0)"
         },
-        expected={"count_leaves": "failed"},
+        expected={"count_leaves": "error"},
     ),
     Attack("os_exit_at_top_level", append=("import os\nos._exit(0)",)),
     Attack(
@@ -185,7 +205,37 @@ CASES = [
         {
             "count_leaves": "import os\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    os._exit(3)"
         },
-        expected={"count_leaves": "error"},
+        expected={"count_leaves": "crashed"},
+    ),
+    Attack(
+        "segfault_in_function",
+        {
+            "count_leaves": "import ctypes\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    return ctypes.string_at(0)"
+        },
+        expected={"count_leaves": "crashed"},
+    ),
+    Attack(
+        "fork_bomb_at_top_level",
+        append=(
+            "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+        ),
+        needs_process_cap=True,
+    ),
+    Attack(
+        "fork_bomb_in_function",
+        {
+            "count_leaves": "import os\n\ndef count_leaves(tree, *, none_is_leaf=False):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass"
+        },
+        expected={"count_leaves": "timeout"},
+        needs_process_cap=True,
+    ),
+    Attack(
+        "escape_with_setsid",
+        {"count_leaves": WRONG_COUNT},
+        (
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(3)\n    print('=' * 20, '7 passed', '=' * 20)\n    os._exit(0)",
+        ),
+        expected={"count_leaves": "failed"},
     ),
     Attack(
         "kill_the_parent",
@@ -282,7 +332,10 @@ def build(attack: Attack) -> bytes:
                 continue
             cell.source = attack.replace[grade_id]
         kept.append(cell)
-    nb.cells = kept + [nbformat.v4.new_code_cell(code) for code in attack.append]
+    appended = [nbformat.v4.new_code_cell(code) for code in attack.append]
+    for number, cell in enumerate(appended):
+        cell.id = f"appended-{number}"  # fixed ids keep the written suite byte-identical
+    nb.cells = kept + appended
     if attack.output_mib:
         text = "x" * (attack.output_mib * 1024 * 1024)
         nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
@@ -291,25 +344,68 @@ def build(attack: Attack) -> bytes:
     return nbformat.writes(nb).encode()
 
 
-def expected_statuses(attack: Attack, functions: list[str]) -> dict[str, str]:
+def expected_statuses(attack: Attack) -> dict[str, str]:
+    """What every function of the notebook should end as under ``attack``."""
     if attack.everything is not None:
-        return dict.fromkeys(functions, attack.everything)
-    return {name: attack.expected.get(name, "passed") for name in functions}
+        return dict.fromkeys(POINTS, attack.everything)
+    return {name: attack.expected.get(name, "passed") for name in POINTS}
 
 
-def write_suite(out: Path, sandboxed: bool = True) -> list[Attack]:
-    """Write every case (only the harmless ones when not ``sandboxed``); return them."""
-    cases = [attack for attack in CASES if sandboxed or not attack.needs_sandbox]
+def expected_score(attack: Attack) -> int:
+    """Exactly the points of the functions the attack left honest."""
+    statuses = expected_statuses(attack)
+    return sum(points for name, points in POINTS.items() if statuses[name] == "passed")
+
+
+def expectations(cases: list[Attack]) -> dict[str, dict[str, object]]:
+    return {
+        attack.name: {"score": expected_score(attack), "statuses": expected_statuses(attack)}
+        for attack in cases
+    }
+
+
+def write_suite(out: Path, cases: list[Attack] = CASES) -> None:
+    """Write ``cases`` as one learner folder each under ``out``, with ``expected.json``."""
     for attack in cases:
         folder = out / attack.name
         folder.mkdir(parents=True, exist_ok=True)
         (folder / NOTEBOOK).write_bytes(build(attack))
-    return cases
+    text = json.dumps(expectations(cases), indent=2, sort_keys=True) + "\n"
+    (out / EXPECTED).write_text(text)
+
+
+def differences(report: dict, expected: dict[str, dict[str, object]]) -> list[str]:
+    """Where a grading report of the suite departs from ``expected``, one line each."""
+    found = {student["student"]: student for student in report["students"]}
+    lines = [f"{name}: not graded" for name in sorted(set(expected) - set(found))]
+    for name, want in sorted(expected.items()):
+        student = found.get(name)
+        if student is None:
+            continue
+        statuses = {
+            e["name"]: e["status"] for e in student["exercises"] if e["notebook"] == NOTEBOOK
+        }
+        if statuses != want["statuses"]:
+            lines.append(f"{name}: statuses {statuses}, expected {want['statuses']}")
+        if student["score"] != want["score"]:
+            lines.append(f"{name}: score {student['score']:g}, expected {want['score']}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] == ["write"]:
+        write_suite(SUITE)
+        print(f"wrote {len(CASES)} cases to {SUITE}")
+        return 0
+    if len(argv) == 3 and argv[1] == "compare":
+        report = json.loads(Path(argv[2]).read_text())
+        expected = json.loads((SUITE / EXPECTED).read_text())
+        lines = differences(report, expected)
+        print("\n".join(lines) if lines else f"all {len(expected)} cases as expected")
+        return 1 if lines else 0
+    print(f"usage: python {argv[0]} write | compare REPORT.json", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(f"usage: python {sys.argv[0]} OUT", file=sys.stderr)
-        sys.exit(2)
-    write_suite(Path(sys.argv[1]))
-    print(json.dumps({"cases": len(CASES), "folder": sys.argv[1]}))
+    sys.exit(main(sys.argv))

@@ -1,0 +1,10 @@
+"""What the lessons call at build time: tree diagrams and quiz questions.
+
+Both render to self-contained HTML, so a page shows the same thing in the built
+book, in JupyterLab and in a browser with the dark theme.
+"""
+
+from booktools.diagrams import draw_tree
+from booktools.quiz import quiz
+
+__all__ = ["draw_tree", "quiz"]

@@ -1,0 +1,76 @@
+"""Questions that answer in the page: the learner picks a choice and sees at once
+whether it is right, and why.
+
+Written here rather than taken from a quiz package because the page must work as a
+static site with no server and no network, remember answers between visits
+(``localStorage``, keyed by the question's ``key``), and follow the book's light
+and dark themes. The behaviour lives in ``book/_static/quiz.js`` and the look in
+``book/_static/quiz.css``; this module only writes the markup.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+
+from IPython.display import HTML
+
+
+class QuizError(ValueError):
+    """A question whose answer is not one of its choices, or that has too few choices."""
+
+
+def quiz_html(
+    key: str,
+    question: str,
+    choices: Sequence[str],
+    answer: int | str,
+    explanation: str,
+) -> str:
+    """The markup of one question. ``answer`` is the right choice's index or its text."""
+    choices = [str(choice) for choice in choices]
+    if len(choices) < 2:
+        raise QuizError(f"{key}: a question needs at least two choices")
+    if len(set(choices)) != len(choices):
+        raise QuizError(f"{key}: two choices read the same: {choices}")
+    index = answer if isinstance(answer, int) else _index_of(key, str(answer), choices)
+    if not 0 <= index < len(choices):
+        raise QuizError(f"{key}: answer {answer!r} is not one of the choices")
+    buttons = "".join(
+        f'<li><button type="button" class="pt-quiz-choice" data-choice="{i}">'
+        f"<code>{html.escape(text)}</code></button></li>"
+        for i, text in enumerate(choices)
+    )
+    return (
+        f'<div class="pt-quiz" data-key="{html.escape(key)}" data-answer="{index}">'
+        f'<p class="pt-quiz-question">{html.escape(question)}</p>'
+        f'<ol class="pt-quiz-choices" type="A">{buttons}</ol>'
+        f'<div class="pt-quiz-feedback" hidden><p class="pt-quiz-verdict" role="status"></p>'
+        f'<p class="pt-quiz-explanation">{html.escape(explanation)}</p>'
+        f'<button type="button" class="pt-quiz-retry">Try again</button></div>'
+        f"<noscript><p>Answer: {html.escape(choices[index])}. {html.escape(explanation)}</p>"
+        f"</noscript></div>"
+    )
+
+
+def _index_of(key: str, answer: str, choices: list[str]) -> int:
+    if answer not in choices:
+        raise QuizError(f"{key}: the real answer {answer!r} is not among {json.dumps(choices)}")
+    return choices.index(answer)
+
+
+def quiz(
+    key: str,
+    question: str,
+    choices: Sequence[str],
+    answer: int | str,
+    explanation: str,
+) -> HTML:
+    """Show a multiple-choice question that answers in the page.
+
+    For "predict the output", pass the real value as ``answer`` (for example
+    ``repr(jax.tree.leaves(tree))``): the build fails if it is not one of ``choices``,
+    so the page can never state a wrong answer.
+    """
+    return HTML(quiz_html(key, question, choices, answer, explanation))
