@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import shutil
 
 import pytest
 
@@ -25,11 +24,8 @@ def test_every_graded_function_has_a_misconception_case():
 
 @pytest.mark.parametrize(("notebook", "case"), CASES)
 def test_a_misconception_costs_exactly_its_functions_points(grade, tmp_path, notebook, case):
-    submission = tmp_path / "learner"
-    submission.mkdir()
-    for other in COURSE.notebooks:
-        shutil.copy(other.path, submission / other.filename)
-    write_variant(notebook.path, submission / notebook.filename, {case["function"]: case["source"]})
+    submission = tmp_path / notebook.filename
+    write_variant(notebook.path, submission, {case["function"]: case["source"]})
 
     graded = grade(submission)
 
@@ -37,6 +33,6 @@ def test_a_misconception_costs_exactly_its_functions_points(grade, tmp_path, not
     exercise = graded.exercise(case["function"])
     assert exercise["status"] == "failed"
     assert exercise["score"] == 0
-    assert graded.report["score"] == COURSE.points - target.points
+    assert graded.report["score"] == notebook.points - target.points
     messages = " ".join(t["message"] for t in exercise["tests"])
     assert case["teaches"] in messages
