@@ -1,4 +1,4 @@
-"""``python -m autograder``: grade, check, status and generate.
+"""``python -m autograder``: grade, check, status, seal and generate.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a function that does not pass
@@ -18,6 +18,7 @@ from autograder import console, formats, processes, progress
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
+from autograder.reference import seal_notebook
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
@@ -68,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
     status = commands.add_parser("status", help="show your progress through the exercises")
     status.set_defaults(run=_status)
+
+    seal = commands.add_parser(
+        "seal", help="seal each reference solution into solutions/ for solution() to reveal"
+    )
+    seal.set_defaults(run=_seal)
 
     generate = commands.add_parser(
         "generate", help="make exercises/ from solutions/ with nbgrader generate_assignment"
@@ -206,6 +212,13 @@ def generate_exercises(release_directory: Path) -> None:
             check=True,
             cwd=REPO_ROOT,
         )  # fmt: skip
+
+
+def _seal(args: argparse.Namespace) -> int:
+    for notebook in load_course(SOLUTIONS).notebooks:
+        if seal_notebook(notebook):
+            print(f"sealed {notebook.path.relative_to(REPO_ROOT)}")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -1,9 +1,11 @@
-"""Instant feedback inside an exercise notebook: ``check("fn")`` and ``hint("fn")``.
+"""Feedback inside an exercise notebook: ``check("fn")``, ``hint("fn")``, ``solution("fn")``.
 
 ``check`` runs the function's visible tests right in the learner's kernel (their
 own code, on their own machine: nothing to protect), prints what failed with the
-first hint, and records the result for ``python -m autograder status``. While the
-grader runs a notebook both are silent, so they never change a grade.
+first hint, and records the result for ``python -m autograder status``.
+``solution`` shows the reference solution, but only to a function that already
+gives the reference's answers (see :mod:`autograder.sealing`). While the grader
+runs a notebook all three are silent, so they never change a grade.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import inspect
 import os
 from typing import Any
 
-from autograder import progress
+from autograder import progress, sealing
+from autograder.reference import label, probe_results
 from autograder.registry import EXERCISES, GradedFunction, load_course
 from autograder.verdicts import run_test_cell
 
@@ -94,3 +97,30 @@ def hint(name: str) -> None:
         print(
             "   That was the last hint. The chapter's sections named in the test messages help too."
         )
+
+
+def solution(name: str) -> None:
+    """Show the reference solution of ``name``, once the learner's own version is right."""
+    if _grading():
+        return
+    function = _function(name)
+    if function is None:
+        return
+    if not function.sealed:
+        print(f"{name} has no reference solution to reveal.")
+        return
+    namespace = dict(_learner_namespace())
+    if not callable(namespace.get(name)):
+        print(f"❔ {name} is not defined yet: run the cell that defines it first.")
+        return
+    locked = f"🔒 The reference solution of {name} opens once your {name} is right."
+    try:
+        key = sealing.fingerprint(label(function), probe_results(function, namespace))
+        text = sealing.unseal(function.sealed, key)
+    except sealing.SealError:
+        print(f'{locked} On some inputs it still answers differently: check("{name}") first.')
+        return
+    except Exception as exc:  # noqa: BLE001 - the learner's function may raise anything
+        print(f"{locked} It raised {type(exc).__name__} on one of the inputs tried.")
+        return
+    print(f"📖 The reference solution of {name}:\n\n{text}")

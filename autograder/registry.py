@@ -57,10 +57,17 @@ class TestCell:
 
 @dataclass(frozen=True)
 class GradedFunction:
+    """One graded function. ``source`` is its solution cell as this notebook has it
+    (the reference in ``solutions/``, the stub in ``exercises/``); ``probes`` and
+    ``sealed`` serve :mod:`autograder.sealing`."""
+
     name: str
     notebook: str
     hints: tuple[str, ...]
     tests: tuple[TestCell, ...]
+    probes: tuple[str, ...] = ()
+    sealed: str = ""
+    source: str = ""
 
     @property
     def points(self) -> float:
@@ -145,7 +152,7 @@ def toc_order() -> dict[str, int]:
 def load_notebook(path: Path) -> ExerciseNotebook:
     nb = nbformat.read(path, as_version=4)
     setup = ""
-    hints: dict[str, tuple[str, ...]] = {}
+    solutions: dict[str, nbformat.NotebookNode] = {}
     tests: dict[str, list[TestCell]] = {}
     order: list[str] = []
     for cell in nb.cells:
@@ -157,7 +164,7 @@ def load_notebook(path: Path) -> ExerciseNotebook:
             setup = cell.source
         elif meta.get("solution"):
             order.append(grade_id)
-            hints[grade_id] = tuple(cell.metadata.get("course", {}).get("hints", ()))
+            solutions[grade_id] = cell
         elif meta.get("grade"):
             if not grade_id.startswith("test_"):
                 raise CourseError(f"{path}: test cell {grade_id!r} must be named test_<function>")
@@ -172,7 +179,7 @@ def load_notebook(path: Path) -> ExerciseNotebook:
                 )
             )
     for function in tests:
-        if function not in hints:
+        if function not in solutions:
             raise CourseError(f"{path}: tests for {function!r} but no solution cell of that name")
     title = next(
         (
@@ -183,7 +190,8 @@ def load_notebook(path: Path) -> ExerciseNotebook:
         path.stem,
     )
     functions = tuple(
-        GradedFunction(name, path.stem, hints[name], tuple(tests.get(name, ()))) for name in order
+        _graded_function(name, path.stem, solutions[name], tuple(tests.get(name, ())))
+        for name in order
     )
     return ExerciseNotebook(
         id=path.stem,
@@ -192,6 +200,21 @@ def load_notebook(path: Path) -> ExerciseNotebook:
         setup_source=setup,
         functions=functions,
         test_grade_ids=frozenset(t.grade_id for f in functions for t in f.tests),
+    )
+
+
+def _graded_function(
+    name: str, notebook: str, cell: nbformat.NotebookNode, tests: tuple[TestCell, ...]
+) -> GradedFunction:
+    course = cell.metadata.get("course", {})
+    return GradedFunction(
+        name=name,
+        notebook=notebook,
+        hints=tuple(course.get("hints", ())),
+        tests=tests,
+        probes=tuple(course.get("probes", ())),
+        sealed=str(course.get("sealed", "")),
+        source=cell.source,
     )
 
 

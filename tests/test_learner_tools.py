@@ -8,8 +8,11 @@ import subprocess
 import sys
 import textwrap
 
+import nbformat
 import pytest
 
+from autograder import sealing
+from autograder.reference import label, probe_results, readable_solution, reference_namespace
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
 from conftest import run_cli
 
@@ -130,7 +133,55 @@ def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
 
 
 def _solution_sources(notebook):
-    import nbformat
-
     nb = nbformat.read(notebook.path, as_version=4)
     return [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def test_a_solved_function_reveals_its_reference_solution(course, progress_env):
+    notebook = course.notebooks[0]
+    function = notebook.functions[0]
+    code = "\n".join([notebook.setup_source, *_solution_sources(notebook)])
+    out = _kernel_like_run(code + f"\nsolution({function.name!r})", progress_env)
+    assert f"📖 The reference solution of {function.name}" in out
+    assert "### BEGIN SOLUTION" not in out
+    assert f"def {function.name}(" in out
+
+
+def test_an_unsolved_function_cannot_reveal_its_reference_solution(released_course, progress_env):
+    notebook = released_course.notebooks[0]
+    function = notebook.functions[0]
+    wrong = f"def {function.name}(*args, **kwargs):\n    return 0\n"
+    code = f"{notebook.setup_source}\n{wrong}solution({function.name!r})"
+    out = _kernel_like_run(code, progress_env)
+    assert "🔒" in out and "def " not in out
+
+
+def test_no_reference_solution_is_readable_in_the_exercise_notebooks(released_course, course):
+    for notebook in released_course.notebooks:
+        # Hints live in the metadata and may come close to the answer on purpose:
+        # what the learner must not read is the solution code in the cells.
+        cells = nbformat.read(notebook.released_path, as_version=4).cells
+        text = "\n".join(cell.source for cell in cells)
+        for function in course.notebook(notebook.id).functions:
+            secret = [line for line in _solution_region(function.source) if len(line) > 12]
+            assert secret, function.name
+            assert not any(line in text for line in secret), function.name
+
+
+def test_every_function_is_sealed_with_what_its_reference_answers(course, released_course):
+    for notebook in course.notebooks:
+        namespace = reference_namespace(notebook)
+        released = {f.name: f for f in released_course.notebook(notebook.id).functions}
+        for function in notebook.functions:
+            assert len(function.probes) >= 2, function.name
+            assert released[function.name].sealed == function.sealed, "run seal, then generate"
+            key = sealing.fingerprint(label(function), probe_results(function, namespace))
+            assert sealing.unseal(function.sealed, key) == readable_solution(function.source), (
+                f"{function.name}: the seal is stale; run python -m autograder seal"
+            )
+
+
+def _solution_region(source: str) -> list[str]:
+    """The stripped lines between nbgrader's solution markers: what the learner must not see."""
+    region = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
+    return [line.strip() for line in region.splitlines() if line.strip()]
