@@ -70,3 +70,39 @@ def test_the_security_page_is_built_and_states_the_isolation_modes(built):
     html = (built / "book" / "security.html").read_text(encoding="utf-8")
     for phrase in ("threat model", "bubblewrap", "What is not protected"):
         assert phrase in html
+
+
+def _page(built: Path, name: str) -> str:
+    return (built / "book" / f"{name}.html").read_text(encoding="utf-8")
+
+
+def test_every_chapter_asks_at_least_three_questions_that_answer_in_the_page(built, course):
+    for notebook in course.notebooks:
+        html = _page(built, notebook.id)
+        assert html.count('class="pt-quiz"') >= 3, notebook.id
+        assert "quiz.js" in html and "quiz.css" in html
+
+
+DIAGRAM_CHAPTERS = ("leaves", "structure", "custom_nodes", "aux_data")
+
+
+@pytest.mark.parametrize("chapter", DIAGRAM_CHAPTERS)
+def test_trees_are_drawn_as_trees_where_the_brief_asks(built, chapter):
+    assert 'class="pt-tree"' in _page(built, chapter)
+
+
+def test_the_reference_page_links_every_function_it_lists_to_a_section(built):
+    html = _page(built, "reference")
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S)
+    listed = 0
+    for row in rows:
+        names = re.findall(r"<code[^>]*><span[^>]*>(jax\.tree[\w.]*)</span>", row)
+        if not names:
+            continue
+        listed += 1
+        links = re.findall(r'href="([\w./-]+\.html)#([\w-]+)"', row)
+        assert links, f"{names[0]} is not linked to a section"
+        for page, anchor in links:
+            target = (built / "book" / page).read_text(encoding="utf-8")
+            assert f'id="{anchor}"' in target, f"{names[0]}: {page}#{anchor} does not exist"
+    assert listed >= 20

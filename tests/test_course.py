@@ -7,7 +7,7 @@ import ast
 import nbformat
 import pytest
 
-from autograder.registry import SOLUTIONS, load_course
+from autograder.registry import SOLUTIONS, load_course, toc_order
 
 COURSE = load_course(SOLUTIONS)
 FUNCTIONS = [pytest.param(f, id=f.name) for f in COURSE.functions]
@@ -77,3 +77,31 @@ def test_points_are_declared_only_in_test_cells():
             meta = cell.metadata.get("nbgrader", {})
             if not meta.get("grade"):
                 assert "points" not in meta or not meta["points"], meta.get("grade_id")
+
+
+CHAPTERS = (
+    "leaves",
+    "structure",
+    "mapping",
+    "custom_nodes",
+    "aux_data",
+    "key_paths",
+    "transformations",
+    "gotchas",
+    "capstone",
+)
+
+
+def test_the_course_has_an_exercise_for_every_chapter_and_the_capstone():
+    assert {notebook.id for notebook in COURSE.notebooks} >= set(CHAPTERS)
+    assert len(COURSE.functions) >= 27
+
+
+def test_the_table_of_contents_lists_the_chapters_in_teaching_order():
+    listed = [chapter for chapter in toc_order() if chapter in CHAPTERS]
+    assert listed == list(CHAPTERS)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_probes_to_seal_its_reference_solution(function):
+    assert len(function.probes) >= 2 and function.sealed
