@@ -116,7 +116,7 @@ def _width(node: _Node) -> float:
 
 
 def _aux_width(node: _Node) -> float:
-    return len(node.aux) * CHAR + 70 if node.aux else 0.0
+    return (len(node.aux) + len("aux_data: ")) * CHAR + 20 if node.aux else 0.0
 
 
 def _own_span(node: _Node) -> float:
