@@ -4,21 +4,21 @@ Each case's ``source`` replaces the function's whole solution cell; it must lose
 function's points, and a failing test's message must contain ``teaches``.
 """
 
-PREDICT = '''
+PREDICT = """
 def predict(params, example):
     logits = (example["x"] @ params["w"] + params["b"]) / example["temperature"]
     return {"probs": jax.nn.softmax(logits), "label": jnp.argmax(logits)}
-'''
+"""
 
-LOSS = '''
+LOSS = """
 def loss(params, x, y):
     return (x @ params["w"] + params["b"] - y) ** 2
-'''
+"""
 
-PENALTY = '''
+PENALTY = """
 def l2_penalty(params):
     return sum((jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(params)), jnp.float32(0.0))
-'''
+"""
 
 CASES = [
     {

@@ -1,0 +1,165 @@
+"""Wrong-but-plausible versions of the capstone exercise, each drawn from a misconception.
+
+Each case's ``source`` replaces the function's whole solution cell; it must lose that
+function's points, and a failing test's message must contain ``teaches``.
+"""
+
+_MSE_LOSS = """
+def mse_loss(params, x, y):
+    h = x
+    for layer in params[:-1]:
+        h = jnp.tanh(h @ layer["w"] + layer["b"])
+    prediction = h @ params[-1]["w"] + params[-1]["b"]
+    return jnp.mean((prediction - y) ** 2)
+"""
+
+CASES = [
+    {
+        "function": "init_mlp",
+        "misconception": "jax.tree.map over a tree of shape tuples makes one array per shape",
+        "teaches": "Capstone: a tiny MLP → A tree of shapes is not a tree of leaves",
+        "source": """
+def init_mlp(sizes, seed):
+    shapes = [{"w": (m, n), "b": (n,)} for m, n in zip(sizes[:-1], sizes[1:])]
+    keys = jax.random.split(jax.random.key(seed), len(shapes))
+    params = jax.tree.map(jnp.zeros, shapes)
+    for layer, key, shape in zip(params, keys, shapes):
+        layer["w"] = jax.random.normal(key, shape["w"]) / jnp.sqrt(shape["w"][0])
+    return params
+""",
+    },
+    {
+        "function": "init_mlp",
+        "misconception": "one key can be reused for every layer",
+        "teaches": "Capstone: a tiny MLP → Parameters as a pytree",
+        "source": """
+def init_mlp(sizes, seed):
+    key = jax.random.key(seed)
+    return [
+        {"w": jax.random.normal(key, (m, n)) / jnp.sqrt(m), "b": jnp.zeros(n)}
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
+""",
+    },
+    {
+        "function": "init_mlp",
+        "misconception": "a tuple of layers is the same tree as a list of layers",
+        "teaches": "Capstone: a tiny MLP → Parameters as a pytree",
+        "source": """
+def init_mlp(sizes, seed):
+    keys = jax.random.split(jax.random.key(seed), len(sizes) - 1)
+    return tuple(
+        {"w": jax.random.normal(k, (m, n)) / jnp.sqrt(m), "b": jnp.zeros(n)}
+        for k, m, n in zip(keys, sizes[:-1], sizes[1:])
+    )
+""",
+    },
+    {
+        "function": "mlp_forward",
+        "misconception": "a layer dict's values come out as w then b",
+        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    *hidden, last = params
+    for layer in hidden:
+        w, b = layer.values()
+        x = jnp.tanh(x @ w + b)
+    w, b = last.values()
+    return x @ w + b
+""",
+    },
+    {
+        "function": "mlp_forward",
+        "misconception": "jax.tree.leaves gives a layer's arrays in the order they were written",
+        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    *hidden, last = params
+    for layer in hidden:
+        w, b = jax.tree.leaves(layer)
+        x = jnp.tanh(x @ w + b)
+    w, b = jax.tree.leaves(last)
+    return x @ w + b
+""",
+    },
+    {
+        "function": "mlp_forward",
+        "misconception": "every layer, the last included, ends with tanh",
+        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    for layer in params:
+        x = jnp.tanh(x @ layer["w"] + layer["b"])
+    return x
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "one jax.tree.map whose function returns a pair gives a pair of trees",
+        "teaches": "Capstone: a tiny MLP → One map, two trees",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    def update(p, g, v):
+        new_v = beta * v + g
+        return p - lr * new_v, new_v
+
+    return jax.tree.map(update, params, grads, velocity)
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "the params move with the old velocity",
+        "teaches": "Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    new_params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
+    new_velocity = jax.tree.map(lambda v, g: beta * v + g, velocity, grads)
+    return new_params, new_velocity
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "the flat lists of leaves are as good as the trees",
+        "teaches": "Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    new_params, new_velocity = [], []
+    for p, g, v in zip(jax.tree.leaves(params), jax.tree.leaves(grads), jax.tree.leaves(velocity)):
+        v = beta * v + g
+        new_velocity.append(v)
+        new_params.append(p - lr * v)
+    return new_params, new_velocity
+""",
+    },
+    {
+        "function": "train_step",
+        "misconception": "the loss to report is the one after the step",
+        "teaches": "Capstone: a tiny MLP → One jitted training step",
+        "source": _MSE_LOSS
+        + """
+
+@jax.jit
+def train_step(params, x, y, lr):
+    grads = jax.grad(mse_loss)(params, x, y)
+    new_params = jax.tree.map(lambda p, g: p - lr * g, params, grads)
+    return new_params, mse_loss(new_params, x, y)
+""",
+    },
+    {
+        "function": "train_step",
+        "misconception": "only the weights are trained",
+        "teaches": "Capstone: a tiny MLP → Gradients of the whole tree",
+        "source": _MSE_LOSS
+        + """
+
+@jax.jit
+def train_step(params, x, y, lr):
+    loss, grads = jax.value_and_grad(mse_loss)(params, x, y)
+    new_params = [
+        {"w": layer["w"] - lr * grad["w"], "b": layer["b"]}
+        for layer, grad in zip(params, grads)
+    ]
+    return new_params, loss
+""",
+    },
+]
