@@ -1,0 +1,260 @@
+"""Wrong-but-plausible versions of the Key paths exercise, each drawn from a misconception.
+
+Each case's ``source`` replaces the function's whole solution cell; it must lose that
+function's points, and a failing test's message must contain ``teaches``.
+"""
+
+CASES = [
+    {
+        "function": "leaf_paths",
+        "misconception": "paths follow the dict's insertion order",
+        "teaches": "Key paths → Leaves with their paths",
+        "source": """
+def leaf_paths(tree):
+    def walk(node, prefix):
+        if node is None:
+            return []
+        if isinstance(node, tuple) and hasattr(node, "_fields"):
+            items = [(f".{name}", getattr(node, name)) for name in node._fields]
+        elif type(node) in (list, tuple):
+            items = [(f"[{i}]", child) for i, child in enumerate(node)]
+        elif isinstance(node, dict):
+            items = [(f"[{key!r}]", child) for key, child in node.items()]
+        else:
+            return [prefix]
+        return [path for step, child in items for path in walk(child, prefix + step)]
+
+    return walk(tree, "")
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "a namedtuple's children are numbered like a tuple's",
+        "teaches": "Key paths → The key types",
+        "source": """
+def leaf_paths(tree):
+    def walk(node, prefix):
+        if node is None:
+            return []
+        if isinstance(node, (list, tuple)):
+            items = [(f"[{i}]", child) for i, child in enumerate(node)]
+        elif type(node) is OrderedDict:
+            items = [(f"[{key!r}]", child) for key, child in node.items()]
+        elif isinstance(node, dict):
+            items = [(f"[{key!r}]", node[key]) for key in sorted(node)]
+        else:
+            return [prefix]
+        return [path for step, child in items for path in walk(child, prefix + step)]
+
+    return walk(tree, "")
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "None has a path like any leaf",
+        "teaches": "Key paths → Leaves with their paths",
+        "source": """
+def leaf_paths(tree):
+    pairs = jax.tree.leaves_with_path(tree, is_leaf=lambda node: node is None)
+    return [keystr(path) for path, _ in pairs]
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "keystr(simple=True) is the way to print a path",
+        "teaches": "Key paths → Paths as strings: keystr",
+        "source": """
+def leaf_paths(tree):
+    pairs = jax.tree.leaves_with_path(tree)
+    return [keystr(path, simple=True, separator="/") for path, _ in pairs]
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "a key in a path compares equal to its name",
+        "teaches": "Key paths → The key types",
+        "source": """
+def weight_decay_mask(params):
+    def decays(path, leaf):
+        if path and path[-1] in ("b", "bias"):
+            return False
+        return not any("norm" in str(key).lower() for key in path)
+
+    return jax.tree.map_with_path(decays, params)
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "every named key is a dict key",
+        "teaches": "Key paths → The key types",
+        "source": """
+def weight_decay_mask(params):
+    def decays(path, leaf):
+        names = [key.key for key in path if isinstance(key, DictKey)]
+        if path and isinstance(path[-1], DictKey) and path[-1].key in ("b", "bias"):
+            return False
+        return not any("norm" in str(name).lower() for name in names)
+
+    return jax.tree.map_with_path(decays, params)
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "the path's text can be searched like a name",
+        "teaches": "Key paths → Mapping with paths",
+        "source": """
+def weight_decay_mask(params):
+    def decays(path, leaf):
+        text = keystr(path, simple=True, separator="/")
+        if text.endswith("b") or text.endswith("bias"):
+            return False
+        return "norm" not in text.lower()
+
+    return jax.tree.map_with_path(decays, params)
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "only the last key of the path matters",
+        "teaches": "Key paths → Leaves with their paths",
+        "source": """
+def weight_decay_mask(params):
+    def name(key):
+        if isinstance(key, DictKey):
+            return str(key.key)
+        if isinstance(key, GetAttrKey):
+            return key.name
+        return ""
+
+    def decays(path, leaf):
+        if not path:
+            return True
+        last = name(path[-1])
+        return last not in ("b", "bias") and "norm" not in last.lower()
+
+    return jax.tree.map_with_path(decays, params)
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "the separator is always a slash",
+        "teaches": "Key paths → Paths as strings: keystr",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    return {
+        keystr(path, simple=True, separator="/"): leaf
+        for path, leaf in jax.tree.leaves_with_path(tree)
+    }
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "keystr(simple=True) separates the keys by itself",
+        "teaches": "Key paths → Paths as strings: keystr",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    return {keystr(path, simple=True): leaf for path, leaf in jax.tree.leaves_with_path(tree)}
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "a flattened dict keeps the insertion order",
+        "teaches": "Key paths → Leaves with their paths",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    out = {}
+
+    def walk(node, parts):
+        if node is None:
+            return
+        if isinstance(node, tuple) and hasattr(node, "_fields"):
+            items = list(zip(node._fields, node))
+        elif type(node) in (list, tuple):
+            items = [(str(i), child) for i, child in enumerate(node)]
+        elif isinstance(node, dict):
+            items = [(str(key), child) for key, child in node.items()]
+        else:
+            out[sep.join(parts)] = node
+            return
+        for name, child in items:
+            walk(child, parts + [name])
+
+    walk(tree, [])
+    return out
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "None is a leaf with a path",
+        "teaches": "Key paths → Leaves with their paths",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    pairs = jax.tree.leaves_with_path(tree, is_leaf=lambda node: node is None)
+    return {keystr(path, simple=True, separator=sep): leaf for path, leaf in pairs}
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "each key builds its own nested dict",
+        "teaches": "Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        parts = key.split(sep)
+        nested = value
+        for part in reversed(parts[1:]):
+            nested = {part: nested}
+        out[parts[0]] = nested
+    return out
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "the separator is always a slash",
+        "teaches": "Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        *parents, last = key.split("/")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "a key splits into a parent and a child only",
+        "teaches": "Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        if sep in key:
+            head, rest = key.split(sep, 1)
+            out.setdefault(head, {})[rest] = value
+        else:
+            out[key] = value
+    return out
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "a numeric part was a list index",
+        "teaches": "Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        *parents, last = [int(p) if p.isdigit() else p for p in key.split(sep)]
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+""",
+    },
+]
