@@ -1,4 +1,4 @@
-"""``python -m autograder``: grade, check, status, seal and generate.
+"""``python -m autograder``: grade, merge, check, status, seal and generate.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a function that does not pass
@@ -8,6 +8,7 @@ yet; 2 for unusable arguments or unreadable input, with a one-line reason.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -15,11 +16,13 @@ import tempfile
 from pathlib import Path
 
 from autograder import console, formats, processes, progress
+from autograder.batch import ResultCache, default_cache_folder, shard
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.reference import seal_notebook
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
+from autograder.report import Report, merge_reports
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
 
@@ -44,18 +47,33 @@ def _parser() -> argparse.ArgumentParser:
         "grade", help="grade one notebook, one learner's folder, or a class"
     )
     grade.add_argument("path", type=Path, metavar="PATH")
-    grade.add_argument("--json", type=Path, metavar="FILE", help="write the full report as JSON")
-    grade.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    grade.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
-    grade.add_argument(
-        "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
-    )
+    _add_outputs(grade)
     grade.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, metavar="N",
         help=f"seed of the hidden tests' generated inputs (default {DEFAULT_SEED})",
     )  # fmt: skip
+    grade.add_argument(
+        "--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+        help="grade N submissions at once (default: the number of cores)",
+    )  # fmt: skip
+    grade.add_argument(
+        "--shard", type=_shard, metavar="K/N",
+        help="grade only shard K of N of the class (for a CI matrix; see merge)",
+    )  # fmt: skip
+    grade.add_argument(
+        "--cache-dir", type=Path, default=default_cache_folder(), metavar="DIR",
+        help=f"where unchanged submissions' results are kept (default {default_cache_folder()})",
+    )  # fmt: skip
+    grade.add_argument(
+        "--no-cache", action="store_true", help="grade every submission again, ignoring the cache"
+    )
     _add_limits(grade)
     grade.set_defaults(run=_grade)
+
+    merge = commands.add_parser("merge", help="join the JSON reports of several shards into one")
+    merge.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
+    _add_outputs(merge)
+    merge.set_defaults(run=_merge)
 
     check = commands.add_parser("check", help="run the visible tests of your notebook, with hints")
     check.add_argument("notebook", type=Path, metavar="NOTEBOOK")
@@ -80,6 +98,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     generate.set_defaults(run=_generate)
     return parser
+
+
+def _add_outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the full report as JSON")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
+    parser.add_argument(
+        "--csv", type=Path, metavar="FILE",
+        help="write a grades.csv in the columns of nbgrader export",
+    )  # fmt: skip
+    parser.add_argument(
+        "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
+    )
+
+
+def _shard(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    try:
+        pair = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N, e.g. 2/4") from None
+    if not 1 <= pair[0] <= pair[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: K must be between 1 and N")
+    return pair
 
 
 def _add_limits(parser: argparse.ArgumentParser) -> None:
@@ -137,11 +179,11 @@ def _limits(args: argparse.Namespace) -> Limits:
 def _grade(args: argparse.Namespace) -> int:
     course = load_course(SOLUTIONS)
     submissions = find_submissions(args.path, course)
-    for path in (args.json, args.junit, args.markdown):
-        if path is not None and path.is_dir():
-            raise UnusableInput(f"{path} is a folder; give a file name")
-    out = console.console()
-    if isolation(sandbox=True) != BUBBLEWRAP:
+    if args.shard is not None:
+        submissions = shard(submissions, *args.shard)
+    _check_outputs(args)
+    sandboxed = isolation(sandbox=True) == BUBBLEWRAP
+    if not sandboxed:
         print(
             "note: bubblewrap is not available, so workers run as limited processes "
             "without a filesystem or network sandbox",
@@ -153,12 +195,47 @@ def _grade(args: argparse.Namespace) -> int:
             "pids cgroup); a fork bomb is stopped only by the time limits",
             file=sys.stderr,
         )
-    report = grade_all(submissions, course, _limits(args), seed=args.seed)
-    console.print_report(out, report)
+    limits = _limits(args)
+    cache = None
+    if not args.no_cache and sandboxed:
+        # Without bubblewrap a worker could write into the cache folder itself.
+        cache = ResultCache(args.cache_dir, course, limits, args.seed)
+    with console.BatchProgress(len(submissions)) as progress:
+        report = grade_all(
+            submissions, course, limits, args.seed, args.jobs, cache, on_graded=progress
+        )
+    return _write_outputs(args, report)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    _check_outputs(args)
+    reports = []
+    for path in args.reports:
+        try:
+            reports.append(Report.from_dict(json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UnusableInput(f"{path} is not a report written by grade --json ({exc})") from None
+    try:
+        merged = merge_reports(reports, [str(p) for p in args.reports])
+    except ValueError as exc:
+        raise UnusableInput(str(exc)) from None
+    return _write_outputs(args, merged)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    for path in (args.json, args.junit, args.markdown, args.csv):
+        if path is not None and path.is_dir():
+            raise UnusableInput(f"{path} is a folder; give a file name")
+
+
+def _write_outputs(args: argparse.Namespace, report: Report) -> int:
+    console.print_report(console.console(), report)
     if args.json:
         formats.write_text(args.json, report.to_json())
     if args.junit:
         formats.write_text(args.junit, formats.to_junit(report))
+    if args.csv:
+        formats.write_text(args.csv, formats.to_csv(report))
     markdown = formats.to_markdown(report)
     if args.markdown:
         formats.write_text(args.markdown, markdown)

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from autograder.registry import Course
@@ -115,3 +124,49 @@ def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
         f"{passed} of {len(course.functions)} functions pass their visible tests: "
         f"{_points(done)} / {_points(total)} points ({percent:.0f}%)."
     )
+
+
+class BatchProgress:
+    """Progress of a batch on stderr: a bar with the time left on a terminal, plain lines in logs.
+
+    Use as a context manager; call it with each result as it arrives.
+    """
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self._out = console(stderr=True)
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> BatchProgress:
+        if self._out.is_terminal and not self._out.is_dumb_terminal and self.total > 1:
+            self._bar = Progress(
+                TextColumn("grading"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("left"),
+                TimeRemainingColumn(),
+                console=self._out,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("grading", total=self.total)
+        return self
+
+    def __call__(self, student: StudentResult, cached: bool) -> None:
+        self.done += 1
+        if self._bar is not None and self._task is not None:
+            self._bar.advance(self._task)
+        elif self.total > 1:
+            self._out.print(
+                f"[{self.done}/{self.total}] {student.student}: "
+                f"{_points(student.score)} / {_points(student.max_score)}"
+                + (" (unchanged, from the cache)" if cached else ""),
+                markup=False,
+            )
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -92,6 +94,51 @@ def to_markdown(report: Report) -> str:
             where = f"{note.notebook}: " if note.notebook else ""
             lines.append(f"- ℹ️ {_cell(where + note.message)}")
     return "\n".join(lines) + "\n"
+
+
+# The columns of ``nbgrader export``'s grades.csv, so gradebook tools that read
+# nbgrader's export read this file too.
+CSV_COLUMNS = (
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+)
+
+
+def to_csv(report: Report) -> str:
+    """One row per student and exercise notebook (nbgrader's assignment), sorted."""
+    rows = []
+    for student in report.students:
+        notebooks: dict[str, list[float]] = {}
+        for exercise in student.exercises:
+            totals = notebooks.setdefault(exercise.notebook.removesuffix(".ipynb"), [0.0, 0.0])
+            totals[0] += exercise.score
+            totals[1] += exercise.max_score
+        for assignment, (score, max_score) in notebooks.items():
+            rows.append(
+                {
+                    "assignment": assignment,
+                    "student_id": student.student,
+                    "raw_score": _points(score),
+                    "late_submission_penalty": "0",
+                    "score": _points(score),
+                    "max_score": _points(max_score),
+                }
+            )
+    rows.sort(key=lambda row: (row["assignment"], row["student_id"]))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def write_text(path: Path, text: str) -> None:

@@ -2,32 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from autograder import processes
+from autograder.batch import OnGraded, ResultCache, grade_many
 from autograder.discover import Submission
 from autograder.isolation import isolation
 from autograder.plugin import NotebookContext, run_pytest
 from autograder.registry import Course
 from autograder.report import ExerciseResult, NotebookNote, Report, StudentResult, TestResult
 from autograder.sandbox import Limits
-from autograder.seeding import DEFAULT_SEED, seeded
+from autograder.seeding import DEFAULT_SEED
 from autograder.text import clean
 from autograder.verdicts import Verdict
 
 
 def grade_all(
-    submissions: Iterable[Submission],
+    submissions: Sequence[Submission],
     course: Course,
     limits: Limits,
     seed: int = DEFAULT_SEED,
+    jobs: int = 1,
+    cache: ResultCache | None = None,
+    on_graded: OnGraded | None = None,
 ) -> Report:
-    """Grade every submission in turn; one learner's failure never stops the batch.
+    """Grade every submission; one learner's failure never stops the batch.
 
-    Hidden tests draw their generated inputs from ``seed``.
+    Hidden tests draw their generated inputs from ``seed``. ``jobs`` submissions
+    are graded at once; the report is the same for any ``jobs``.
     """
-    with seeded(seed):
-        students = [grade_submission(s, course, limits) for s in submissions]
+    students = grade_many(submissions, course, limits, seed, jobs, cache, on_graded)
     return Report(
         students=students,
         isolation=isolation(limits.sandbox),

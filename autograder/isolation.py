@@ -46,7 +46,8 @@ def command_prefix(sandbox: bool, scratch: Path) -> list[str]:
     bwrap = bubblewrap() if sandbox else None
     if bwrap is None:
         return []
-    words = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
+    words = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1"]
+    words += ["--cap-drop", "ALL"]
     words += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for top in SYSTEM_DIRS:
         if os.path.islink(top):

@@ -118,6 +118,36 @@ class ProcessCap:
         elif self._nproc:
             resource.setrlimit(resource.RLIMIT_NPROC, (self._nproc, self._nproc))
 
+    def exempt_current_tasks(self) -> None:
+        """Leave the tasks now in the group out of the cap (a zygote's own, before any worker)."""
+        if self.group is not None:
+            current = int(_read(self.group / "pids.current").strip() or 0)
+            (self.group / "pids.max").write_text(str(self.limit + current))
+
+    def nproc_for_new_process(self) -> int:
+        """The RLIMIT_NPROC to give a process started now (0: the cap is not an rlimit)."""
+        return _user_tasks() + self.limit if self.kind == RLIMIT else 0
+
+    def tasks(self) -> frozenset[int]:
+        """The processes in the group now (empty without a cgroup)."""
+        if self.group is None:
+            return frozenset()
+        return frozenset(int(pid) for pid in _read(self.group / "cgroup.procs").split())
+
+    def kill_except(self, keep: frozenset[int], wait: float = 0.0) -> None:
+        """Kill every process in the group but ``keep``, waiting up to ``wait`` s for them to go.
+
+        Nothing to do without a cgroup.
+        """
+        deadline = time.monotonic() + wait
+        while others := self.tasks() - keep:
+            for pid in others:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.005)
+
     def close(self) -> None:
         """Kill every task left in the group and remove it."""
         if self.group is None:

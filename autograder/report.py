@@ -68,6 +68,18 @@ class ExerciseResult:
             "tests": [asdict(test) for test in self.tests],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExerciseResult:
+        """Rebuild from :meth:`to_dict`'s output; the score and status are recomputed."""
+        return cls(
+            notebook=str(data["notebook"]),
+            name=str(data["name"]),
+            max_score=float(data["max_score"]),
+            tests=[TestResult(**test) for test in data.get("tests", [])],
+            hint=str(data.get("hint", "")),
+            tampered=bool(data.get("tampered", False)),
+        )
+
 
 @dataclass
 class NotebookNote:
@@ -99,6 +111,15 @@ class StudentResult:
             "exercises": [exercise.to_dict() for exercise in self.exercises],
             "notes": [asdict(note) for note in self.notes],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StudentResult:
+        """Rebuild from :meth:`to_dict`'s output."""
+        return cls(
+            student=str(data["student"]),
+            exercises=[ExerciseResult.from_dict(e) for e in data.get("exercises", [])],
+            notes=[NotebookNote(**note) for note in data.get("notes", [])],
+        )
 
 
 @dataclass
@@ -134,5 +155,40 @@ class Report:
             "students": [student.to_dict() for student in self.students],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Rebuild from :meth:`to_dict`'s output (a report written with ``--json``)."""
+        return cls(
+            students=[StudentResult.from_dict(s) for s in data.get("students", [])],
+            isolation=str(data["isolation"]),
+            processes=str(data.get("processes", "not capped")),
+            seed=int(data.get("seed", 0)),
+        )
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def merge_reports(reports: list[Report], names: list[str]) -> Report:
+    """One report from the reports of a class's shards (``names`` label them in errors).
+
+    The shards must have been graded alike (same seed, isolation and process cap),
+    and no student may appear twice. Raises ValueError otherwise.
+    """
+    if not reports:
+        raise ValueError("no reports to merge")
+    first = reports[0]
+    seen: dict[str, str] = {}
+    for report, name in zip(reports, names, strict=True):
+        for field_name in ("seed", "isolation", "processes"):
+            if getattr(report, field_name) != getattr(first, field_name):
+                raise ValueError(
+                    f"{name} was graded with {field_name} {getattr(report, field_name)!r}, "
+                    f"{names[0]} with {getattr(first, field_name)!r}"
+                )
+        for student in report.students:
+            if student.student in seen:
+                raise ValueError(f"{student.student} is in both {seen[student.student]} and {name}")
+            seen[student.student] = name
+    students = sorted((s for r in reports for s in r.students), key=lambda s: s.student)
+    return Report(students, first.isolation, first.processes, first.seed)

@@ -11,21 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
-import shutil
+import select
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from autograder import channel, isolation, wire
-from autograder.processes import ProcessCap
-
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+from autograder import channel, warm, wire
 
 
 @dataclass(frozen=True)
@@ -77,75 +69,31 @@ class CellProblem:
     text: str
 
 
-def worker_environment(home: Path) -> dict[str, str]:
-    """A clean environment: nothing of the grader's own (tokens, secrets) reaches the worker."""
-    return {
-        "PATH": os.defpath,
-        "HOME": str(home),
-        "TMPDIR": str(home),
-        "LANG": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONPATH": str(PACKAGE_ROOT),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "JAX_PLATFORMS": "cpu",
-        "TF_CPP_MIN_LOG_LEVEL": "3",
-        "PYTREES_GRADING": "1",
-    }
-
-
-def describe_exit(returncode: int | None, through_bubblewrap: bool = False) -> str:
-    """Say how the worker ended. bubblewrap reports a child killed by signal N as exit 128 + N."""
+def describe_exit(returncode: int | None) -> str:
+    """Say how a worker ended, from its exit code as the zygote saw it (negative: a signal)."""
     if returncode is None:
         return "the worker stopped answering"
-    signal_number = -returncode if returncode < 0 else 0
-    if through_bubblewrap and 128 < returncode < 128 + signal.NSIG:
-        signal_number = returncode - 128
-    if signal_number:
+    if returncode < 0:
         try:
-            name = signal.Signals(signal_number).name
+            name = signal.Signals(-returncode).name
         except ValueError:
-            name = f"signal {signal_number}"
+            name = f"signal {-returncode}"
         return f"the worker was killed by {name}"
     return f"the worker exited with code {returncode}"
 
 
 class WorkerProcess:
-    """One worker process with a private scratch directory and resource limits."""
+    """One worker, forked by the warm zygote, with a private scratch directory and limits."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-worker-"))
-        self.cap = ProcessCap(limits.processes)
-        prefix = isolation.command_prefix(limits.sandbox, self.scratch)
-        self.through_bubblewrap = bool(prefix)
-        to_worker_read, self._to_worker = os.pipe()
-        self._from_worker, from_worker_write = os.pipe()
-        self.process = subprocess.Popen(
-            [
-                *prefix,
-                sys.executable,
-                "-m",
-                "autograder.worker",
-                str(to_worker_read),
-                str(from_worker_write),
-            ],
-            pass_fds=(to_worker_read, from_worker_write),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=self.scratch,
-            env=worker_environment(self.scratch),
-            start_new_session=True,
-            preexec_fn=self._apply_limits,
-        )
-        os.close(to_worker_read)
-        os.close(from_worker_write)
-
-    def _apply_limits(self) -> None:
-        memory = self.limits.memory_bytes
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        self.cap.enter()
+        try:
+            self._zygote = warm.zygote(limits.sandbox, limits.processes)
+            forked = self._zygote.fork(limits.memory_bytes)
+        except warm.ZygoteFailed as exc:
+            raise WorkerCrashed(f"no worker could be started ({exc})") from None
+        self.pid, self._to_worker, self._from_worker, self.scratch = forked
+        self._ended = False
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed."""
@@ -156,30 +104,34 @@ class WorkerProcess:
             self.close()
             raise CallTimeout() from None
         except (channel.ChannelClosed, channel.ChannelError) as exc:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=2)  # let a dying worker report its own exit status
-            self.close()
-            detail = describe_exit(self.process.returncode, self.through_bubblewrap)
+            # give a dying worker a moment to report its own exit status
+            detail = describe_exit(self._end(wait=2.0))
             raise WorkerCrashed(
                 f"{detail} ({exc})" if isinstance(exc, channel.ChannelError) else detail
             ) from None
 
     def close(self) -> None:
         """Kill the worker and everything it started, and remove its scratch directory."""
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        self.cap.close()
+        self._end(wait=0.0)
+
+    def _end(self, wait: float) -> int | None:
+        code = None
+        if not self._ended:
+            self._ended = True
+            code = self._zygote.end(self.pid, self.scratch, wait)
         for fd in (self._to_worker, self._from_worker):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._to_worker = self._from_worker = -1
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        return code
 
     @property
     def alive(self) -> bool:
-        return self._to_worker >= 0 and self.process.poll() is None
+        """Open, and not ended: a worker that died leaves its reply pipe readable at EOF."""
+        if self._ended or self._from_worker < 0:
+            return False
+        ready, _, _ = select.select([self._from_worker], [], [], 0)
+        return not ready
 
 
 @dataclass

@@ -147,7 +147,11 @@ class Worker:
 
 
 def main(argv: list[str]) -> int:
-    read_fd, write_fd = int(argv[1]), int(argv[2])
+    return serve(int(argv[1]), int(argv[2]))
+
+
+def serve(read_fd: int, write_fd: int) -> int:
+    """Answer requests on ``read_fd`` until the grader closes it; returns the exit code."""
     os.environ["PYTREES_GRADING"] = "1"
     worker = Worker()
     while True:

@@ -33,6 +33,14 @@ class Graded:
         return next(e for s in students for e in s["exercises"] if e["name"] == name)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_result_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep the grader's result cache of this test run out of the user's own cache folder."""
+    import os
+
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+
+
 def run_cli(
     *args: str | Path, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:

@@ -244,3 +244,46 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_each_notebook_gets_a_fresh_worker_that_keeps_nothing_of_the_last(run_cells):
+    first = run_cells("import numpy, os\nnumpy.LEFT_BEHIND = 1\ndef pid():\n    return os.getpid()")
+    first_pid = first.call("pid", (), {})
+    first.close()
+    second = run_cells(
+        "import numpy, os\ndef probe():\n    return [hasattr(numpy, 'LEFT_BEHIND'), os.getpid()]"
+    )
+    left_behind, second_pid = second.call("probe", (), {})
+    assert left_behind is False and second_pid != first_pid
+
+
+@needs_bubblewrap
+def test_files_a_worker_left_in_tmp_are_gone_for_the_next(run_cells):
+    first = run_cells("def leave():\n    open('/tmp/left.txt', 'w').write('x')\n    return True")
+    assert first.call("leave", (), {}) is True
+    first.close()
+    second = run_cells("import os\ndef look():\n    return os.listdir('/tmp')")
+    assert "left.txt" not in second.call("look", (), {})
+
+
+@needs_bubblewrap
+def test_a_worker_cannot_read_the_memory_of_the_process_that_forked_it(run_cells):
+    run = run_cells(
+        "import os\n"
+        "def peek():\n"
+        "    try:\n"
+        "        with open(f'/proc/{os.getppid()}/mem', 'rb') as mem:\n"
+        "            mem.read(1)\n"
+        "        return 'read'\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__"
+    )
+    assert run.call("peek", (), {}) == "PermissionError"
+
+
+def test_a_worker_that_kills_its_parent_costs_only_its_own_notebook(run_cells):
+    killer = run_cells("import os, signal\ndef kill():\n    os.kill(os.getppid(), signal.SIGKILL)")
+    killer.call("kill", (), {})
+    killer.close()
+    after = run_cells("def ok():\n    return 'fine'")
+    assert after.call("ok", (), {}) == "fine"

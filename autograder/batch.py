@@ -1,0 +1,158 @@
+"""Grading a class: several submissions at once, one shard of a class, results reused.
+
+- :func:`grade_many` grades submissions in ``jobs`` trusted grading processes at
+  once; each still runs every notebook in its own fresh, limited worker. Results
+  come back in the submissions' order, so the report does not depend on ``jobs``.
+- :func:`shard` picks a deterministic share of a class for one CI runner.
+- :class:`ResultCache` keeps each submission's result under a key made of
+  everything that can change it: the submission's files, the course's notebooks,
+  the grader's own code, the seed and the limits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from autograder.discover import Submission
+from autograder.registry import Course
+from autograder.report import StudentResult
+from autograder.sandbox import Limits
+from autograder.seeding import seeded
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+CACHE_FORMAT = "1"
+
+OnGraded = Callable[[StudentResult, bool], None]
+
+
+def shard(submissions: Sequence[Submission], index: int, count: int) -> list[Submission]:
+    """The submissions of shard ``index`` (1-based) of ``count``.
+
+    A student's shard depends only on their name, so adding a student to the
+    class does not move the others between runners.
+    """
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: the index must be between 1 and {count}")
+    return [s for s in submissions if _shard_of(s.student, count) == index - 1]
+
+
+def _shard_of(student: str, count: int) -> int:
+    digest = hashlib.sha256(student.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count
+
+
+def default_cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytrees-hands-on" / "grades"
+
+
+class ResultCache:
+    """Stored results, one JSON file per key, in ``folder``."""
+
+    def __init__(self, folder: Path, course: Course, limits: Limits, seed: int) -> None:
+        self.folder = folder
+        common = hashlib.sha256()
+        for part in (CACHE_FORMAT, repr(limits), str(seed)):
+            common.update(part.encode() + b"\0")
+        for path in _fingerprinted_files(course):
+            common.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
+        self._common = common.digest()
+
+    def key(self, submission: Submission) -> str:
+        digest = hashlib.sha256(self._common)
+        digest.update(submission.student.encode() + b"\0")
+        for note in submission.notes:
+            digest.update(note.encode() + b"\0")
+        for notebook_id, path in sorted(submission.notebooks.items()):
+            digest.update(notebook_id.encode() + b"\0")
+            digest.update(_read(path) + b"\0")
+        return digest.hexdigest()
+
+    def get(self, submission: Submission) -> StudentResult | None:
+        path = self.folder / f"{self.key(submission)}.json"
+        try:
+            return StudentResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, submission: Submission, result: StudentResult) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / f"{self.key(submission)}.json"
+        handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(result.to_dict(), out, ensure_ascii=False)
+        os.replace(temporary, target)
+
+
+def _fingerprinted_files(course: Course) -> list[Path]:
+    grader = sorted(PACKAGE_DIR.glob("*.py"))
+    notebooks = [p for n in course.notebooks for p in (n.path, n.released_path) if p.exists()]
+    return grader + sorted(notebooks)
+
+
+def _read(path: Path | None) -> bytes:
+    if path is None:
+        return b"<not handed in>"
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return f"<unreadable: {exc.strerror}>".encode()
+
+
+def grade_many(
+    submissions: Sequence[Submission],
+    course: Course,
+    limits: Limits,
+    seed: int,
+    jobs: int = 1,
+    cache: ResultCache | None = None,
+    on_graded: OnGraded | None = None,
+) -> list[StudentResult]:
+    """Every submission's result, in the submissions' order."""
+    results: list[StudentResult | None] = [None] * len(submissions)
+    todo: list[int] = []
+    for index, submission in enumerate(submissions):
+        cached = cache.get(submission) if cache is not None else None
+        if cached is None:
+            todo.append(index)
+            continue
+        results[index] = cached
+        if on_graded:
+            on_graded(cached, True)
+
+    def done(index: int, result: StudentResult) -> None:
+        results[index] = result
+        if cache is not None:
+            cache.put(submissions[index], result)
+        if on_graded:
+            on_graded(result, False)
+
+    if jobs <= 1 or len(todo) <= 1:
+        for index in todo:
+            done(index, _grade_one(submissions[index], course, limits, seed))
+    else:
+        # Grading processes are the grader's own: they exchange results by pickling,
+        # which is safe here because no learner code runs in them. "forkserver" keeps
+        # them from inheriting this process's threads (the progress display).
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = {
+                pool.submit(_grade_one, submissions[i], course, limits, seed): i for i in todo
+            }
+            for future in as_completed(futures):
+                done(futures[future], future.result())
+    return [result for result in results if result is not None]
+
+
+def _grade_one(submission: Submission, course: Course, limits: Limits, seed: int) -> StudentResult:
+    from autograder.grading import grade_submission
+
+    with seeded(seed):
+        return grade_submission(submission, course, limits)
