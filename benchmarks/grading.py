@@ -1,0 +1,214 @@
+"""Grade a synthetic class with this grader and with ``nbgrader autograde``, and compare.
+
+    python benchmarks/grading.py --students 10            # both graders
+    python benchmarks/grading.py --students 100 --no-nbgrader
+
+The class is made from the course's own notebooks: learners hand in, in turn, the
+full solutions, a partial solution (half the functions written), wrong functions
+(every graded function returns None), a notebook whose last cell kills its process,
+and one whose first function never returns. Both graders get the same files and a
+call/cell time limit of ``--timeout`` seconds. Printed: wall time, time per
+submission, peak memory of the grader's whole process tree, and the ratio; with
+``--json FILE`` also written as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from autograder.registry import SOLUTIONS, ExerciseNotebook, load_course  # noqa: E402
+
+KINDS = ("full", "partial", "wrong", "crashing", "hanging")
+
+
+def make_submission(notebook: ExerciseNotebook, kind: str) -> nbformat.NotebookNode:
+    """The learner's version of ``notebook`` for one kind of learner."""
+    nb = nbformat.read(notebook.path, as_version=4)
+    names = [f.name for f in notebook.functions]
+    released = {
+        c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+        for c in nbformat.read(notebook.released_path, as_version=4).cells
+    }
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id not in names:
+            continue
+        if kind == "partial" and names.index(grade_id) >= len(names) // 2:
+            cell.source = released[grade_id]
+        elif kind == "wrong":
+            cell.source = f"def {grade_id}(*args, **kwargs):\n    return None"
+        elif kind == "hanging" and grade_id == names[0]:
+            cell.source = f"def {grade_id}(*args, **kwargs):\n    while True:\n        pass"
+    if kind == "crashing":
+        nb.cells.append(nbformat.v4.new_code_cell("import os\nos._exit(1)"))
+    return nb
+
+
+def make_class(root: Path, students: int) -> list[str]:
+    """Write ``students`` learners' folders under ``root``; returns their names."""
+    course = load_course(SOLUTIONS)
+    names = []
+    for index in range(students):
+        kind = KINDS[index % len(KINDS)]
+        name = f"learner{index:04d}-{kind}"
+        for notebook in course.notebooks:
+            target = root / name / notebook.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(make_submission(notebook, kind), target)
+        names.append(name)
+    return names
+
+
+class PeakMemory:
+    """Peak resident memory of this process's descendants, sampled from /proc.
+
+    Written here because the grader's processes are not all children of one
+    another in a way ``getrusage`` can sum (it reports the largest single child).
+    """
+
+    def __init__(self, interval: float = 0.1) -> None:
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(self.interval):
+            parents: dict[int, int] = {}
+            rss: dict[int, int] = {}
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    status = Path(entry.path, "status").read_text()
+                except OSError:
+                    continue
+                fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+                pid = int(entry.name)
+                parents[pid] = int(fields.get("PPid", "0").strip())
+                rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
+            total = sum(size for pid, size in rss.items() if _descends(pid, me, parents))
+            self.peak = max(self.peak, total)
+
+
+def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
+    while pid > 1:
+        pid = parents.get(pid, 0)
+        if pid == ancestor:
+            return True
+    return False
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Run ``command``; its wall time in seconds and peak memory in bytes."""
+    with PeakMemory() as memory:
+        started = time.monotonic()
+        subprocess.run(command, check=True, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
+        elapsed = time.monotonic() - started
+    return elapsed, memory.peak
+
+
+def run_ours(root: Path, work: Path, jobs: int, timeout: float) -> dict[str, float]:
+    grade = [sys.executable, "-m", "autograder", "grade", str(root), "--jobs", str(jobs)]
+    limits = ["--cell-timeout", str(timeout), "--call-timeout", str(timeout)]
+    cache = ["--cache-dir", str(work / "cache")]
+    wall, peak = timed([*grade, *limits, *cache, "--json", str(work / "ours.json")])
+    cached, _ = timed([*grade, *limits, *cache, "--json", str(work / "cached.json")])
+    first = sorted(p for p in root.iterdir() if p.is_dir())[0]
+    one = [sys.executable, "-m", "autograder", "grade", str(first), *limits, "--no-cache"]
+    single, _ = timed(one)
+    return {"wall": wall, "peak_bytes": peak, "cached_wall": cached, "one_learner_wall": single}
+
+
+def run_nbgrader(root: Path, work: Path, timeout: float) -> dict[str, float]:
+    course = load_course(SOLUTIONS)
+    home = work / "nbgrader"
+    shutil.copytree(SOLUTIONS, home / "source")
+    config = [f"--CourseDirectory.root={home}", "--CourseDirectory.source_directory=source",
+              "--CourseDirectory.release_directory=release", "--log-level=ERROR",
+              f"--ExecutePreprocessor.timeout={int(timeout)}"]  # fmt: skip
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path}  # nbgrader runs alembic from PATH
+    for notebook in course.notebooks:
+        nbgrader = [sys.executable, "-m", "nbgrader"]
+        generate = [*nbgrader, "generate_assignment", notebook.id, "--force", *config]
+        subprocess.run(generate, check=True, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
+        for student in (p for p in root.iterdir() if p.is_dir()):
+            target = home / "submitted" / student.name / notebook.id / notebook.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(student / notebook.filename, target)
+    autograde = [sys.executable, "-m", "nbgrader", "autograde", "--create", *config]
+    wall, peak = 0.0, 0
+    for notebook in course.notebooks:
+        elapsed, memory = timed([*autograde, notebook.id], env=env)
+        wall, peak = wall + elapsed, max(peak, memory)
+    return {"wall": wall, "peak_bytes": peak}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--no-nbgrader", action="store_true", help="time this grader only")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures as JSON")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="pytrees-bench-") as scratch:
+        work = Path(scratch)
+        root = work / "class"
+        make_class(root, args.students)
+        figures = {"students": args.students, "jobs": args.jobs}
+        figures["ours"] = run_ours(root, work, args.jobs, args.timeout)
+        if not args.no_nbgrader:
+            figures["nbgrader"] = run_nbgrader(root, work, args.timeout)
+    _print(figures)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def _print(figures: dict) -> None:
+    students = figures["students"]
+    ours = figures["ours"]
+    print(f"class of {students} learners, every notebook of the course, --jobs {figures['jobs']}")
+    rows = [("this grader", ours)]
+    if "nbgrader" in figures:
+        rows.append(("nbgrader autograde", figures["nbgrader"]))
+    for name, row in rows:
+        print(
+            f"  {name:<20} {row['wall']:8.1f} s wall  {row['wall'] / students:6.2f} s per learner"
+            f"  peak {row['peak_bytes'] / 2**30:5.2f} GiB"
+        )
+    if "nbgrader" in figures:
+        ratio = figures["nbgrader"]["wall"] / ours["wall"]
+        print(f"  ratio (nbgrader / this grader): {ratio:.1f}x")
+    print(f"  cached regrade of the class: {ours['cached_wall']:.1f} s")
+    print(f"  one learner's submission: {ours['one_learner_wall']:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

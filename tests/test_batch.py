@@ -1,0 +1,136 @@
+"""Grading a class: parallel jobs, shards and their merge, the grades CSV, the result cache."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import formats
+from autograder.batch import shard
+from autograder.discover import Submission
+from conftest import run_cli
+
+STUDENTS = ("ada", "bob", "cleo", "dan")
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory, course) -> Path:
+    """Four learners handing in the first notebook: two solved, two untouched."""
+    root = tmp_path_factory.mktemp("class")
+    notebook = course.notebooks[0]
+    for index, student in enumerate(STUDENTS):
+        source = notebook.path if index % 2 == 0 else notebook.released_path
+        (root / student).mkdir()
+        shutil.copy(source, root / student / notebook.filename)
+    return root
+
+
+def _grade(path: Path, report: Path, *extra: str | Path) -> tuple[dict, str]:
+    done = run_cli("grade", path, "--json", report, *extra)
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text()), done.stderr
+
+
+@pytest.fixture(scope="module")
+def serial_report(small_class, tmp_path_factory) -> dict:
+    report = tmp_path_factory.mktemp("serial") / "r.json"
+    return _grade(small_class, report, "--jobs", "1", "--no-cache")[0]
+
+
+def test_two_jobs_give_the_same_report_as_one(small_class, serial_report, tmp_path):
+    parallel, _ = _grade(small_class, tmp_path / "r.json", "--jobs", "2", "--no-cache")
+    assert parallel == serial_report
+
+
+def test_shards_split_the_class_and_merge_back_into_the_whole_report(
+    small_class, serial_report, tmp_path
+):
+    parts = []
+    for index in (1, 2, 3):
+        part = tmp_path / f"shard{index}.json"
+        _grade(small_class, part, "--shard", f"{index}/3", "--no-cache")
+        parts.append(part)
+    graded = [s["student"] for p in parts for s in json.loads(p.read_text())["students"]]
+    assert sorted(graded) == sorted(STUDENTS)
+    merged = tmp_path / "all.json"
+    done = run_cli("merge", *parts, "--json", merged)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(merged.read_text()) == serial_report
+
+
+def test_a_student_belongs_to_the_same_shard_whatever_else_is_in_the_class():
+    alone = [Submission("ada", {})]
+    crowd = [Submission(name, {}) for name in ("zoe", "ada", "max", "lin")]
+    for index in (1, 2, 3):
+        in_alone = [s.student for s in shard(alone, index, 3)]
+        in_crowd = [s.student for s in shard(crowd, index, 3)]
+        assert ("ada" in in_alone) == ("ada" in in_crowd)
+
+
+def test_merge_refuses_a_student_graded_twice(serial_report, tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for path in (first, second):
+        path.write_text(json.dumps(serial_report))
+    done = run_cli("merge", first, second, "--json", tmp_path / "all.json")
+    assert done.returncode == 2
+    assert "ada is in both" in done.stderr
+
+
+def test_merge_refuses_reports_graded_with_different_seeds(serial_report, tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps({**serial_report, "students": serial_report["students"][:1]}))
+    second.write_text(
+        json.dumps({**serial_report, "seed": 7, "students": serial_report["students"][1:]})
+    )
+    done = run_cli("merge", first, second, "--json", tmp_path / "all.json")
+    assert done.returncode == 2 and "seed" in done.stderr
+
+
+def test_the_grades_csv_has_nbgrader_exports_columns_and_a_row_per_student(
+    small_class, course, tmp_path
+):
+    grades = tmp_path / "grades.csv"
+    _grade(small_class, tmp_path / "r.json", "--csv", grades)
+    with grades.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert tuple(rows[0].keys()) == formats.CSV_COLUMNS
+    notebook = course.notebooks[0]
+    first = [row for row in rows if row["assignment"] == notebook.id]
+    assert [row["student_id"] for row in first] == list(STUDENTS)
+    scores = {row["student_id"]: float(row["score"]) for row in first}
+    assert scores == {"ada": notebook.points, "bob": 0, "cleo": notebook.points, "dan": 0}
+    assert {float(row["max_score"]) for row in first} == {notebook.points}
+
+
+def test_an_unchanged_class_is_regraded_from_the_cache(small_class, serial_report, tmp_path):
+    cache = tmp_path / "cache"
+    first, log = _grade(small_class, tmp_path / "a.json", "--cache-dir", cache)
+    assert "from the cache" not in log
+    again, log = _grade(small_class, tmp_path / "b.json", "--cache-dir", cache)
+    assert log.count("from the cache") == len(STUDENTS)
+    assert first == again == serial_report
+
+
+def test_a_changed_submission_or_seed_is_graded_again(small_class, tmp_path, course):
+    cache = tmp_path / "cache"
+    copy = tmp_path / "class"
+    shutil.copytree(small_class, copy)
+    _grade(copy, tmp_path / "a.json", "--cache-dir", cache)
+    notebook = course.notebooks[0]
+    shutil.copy(notebook.path, copy / "bob" / notebook.filename)
+    report, log = _grade(copy, tmp_path / "b.json", "--cache-dir", cache)
+    assert log.count("from the cache") == len(STUDENTS) - 1
+    assert next(s for s in report["students"] if s["student"] == "bob")["score"] > 0
+    _, log = _grade(copy, tmp_path / "c.json", "--cache-dir", cache, "--seed", "5")
+    assert "from the cache" not in log
+
+
+def test_no_cache_grades_everything_again(small_class, tmp_path):
+    cache = tmp_path / "cache"
+    _grade(small_class, tmp_path / "a.json", "--cache-dir", cache)
+    _, log = _grade(small_class, tmp_path / "b.json", "--cache-dir", cache, "--no-cache")
+    assert "from the cache" not in log
