@@ -18,6 +18,7 @@ from pathlib import Path
 from autograder import console, formats, processes, progress
 from autograder.batch import ResultCache, default_cache_folder, shard
 from autograder.discover import Submission, UnusableInput, find_submissions
+from autograder.gradebook import write_gradebook
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.reference import seal_notebook
@@ -107,6 +108,10 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--csv", type=Path, metavar="FILE",
         help="write a grades.csv in the columns of nbgrader export",
+    )  # fmt: skip
+    parser.add_argument(
+        "--gradebook", metavar="URL",
+        help="write the scores into an nbgrader gradebook (e.g. sqlite:///gradebook.db)",
     )  # fmt: skip
     parser.add_argument(
         "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
@@ -236,6 +241,8 @@ def _write_outputs(args: argparse.Namespace, report: Report) -> int:
         formats.write_text(args.junit, formats.to_junit(report))
     if args.csv:
         formats.write_text(args.csv, formats.to_csv(report))
+    if args.gradebook:
+        write_gradebook(report, load_course(SOLUTIONS), args.gradebook)
     markdown = formats.to_markdown(report)
     if args.markdown:
         formats.write_text(args.markdown, markdown)

@@ -134,3 +134,17 @@ def test_no_cache_grades_everything_again(small_class, tmp_path):
     _grade(small_class, tmp_path / "a.json", "--cache-dir", cache)
     _, log = _grade(small_class, tmp_path / "b.json", "--cache-dir", cache, "--no-cache")
     assert "from the cache" not in log
+
+
+def test_scores_are_written_into_an_nbgrader_gradebook(small_class, course, tmp_path):
+    from nbgrader.api import Gradebook
+
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    _grade(small_class, tmp_path / "r.json", "--gradebook", url)
+    notebook = course.notebooks[0]
+    with Gradebook(url) as gradebook:
+        scores = {
+            student: gradebook.find_submission(notebook.id, student).score for student in STUDENTS
+        }
+        assert gradebook.find_assignment(notebook.id).max_score == notebook.points
+    assert scores == {"ada": notebook.points, "bob": 0, "cleo": notebook.points, "dan": 0}
