@@ -8,7 +8,11 @@ formgrader and ``nbgrader export`` show them as if ``nbgrader autograde`` had ru
 
 from __future__ import annotations
 
+import os
+import sysconfig
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from autograder.registry import Course
 from autograder.report import Report
@@ -22,7 +26,7 @@ def write_gradebook(report: Report, course: Course, url: str) -> None:
     from nbgrader.api import Gradebook  # imported here: it loads SQLAlchemy
     from sqlalchemy.exc import SAWarning
 
-    with warnings.catch_warnings(), Gradebook(url) as gradebook:
+    with warnings.catch_warnings(), _scripts_on_path(), Gradebook(url) as gradebook:
         # nbgrader's own submission code trips SQLAlchemy's autoflush warnings
         warnings.simplefilter("ignore", SAWarning)
         for notebook in course.notebooks:
@@ -56,3 +60,22 @@ def write_gradebook(report: Report, course: Course, url: str) -> None:
                     )
                     grade.auto_score = test.points
                 gradebook.db.commit()
+
+
+@contextmanager
+def _scripts_on_path() -> Iterator[None]:
+    """Put this interpreter's scripts folder first on PATH for the duration.
+
+    nbgrader's Gradebook checks its schema by running the ``alembic`` command
+    found on PATH; a grader started as ``.venv/bin/python -m autograder`` without
+    activating the venv would otherwise not find it.
+    """
+    saved = os.environ.get("PATH")
+    os.environ["PATH"] = os.pathsep.join(filter(None, [sysconfig.get_path("scripts"), saved]))
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = saved
