@@ -1,6 +1,6 @@
 """Grading a class: several submissions at once, one shard of a class, results reused.
 
-- :func:`grade_many` grades submissions in ``jobs`` trusted grading processes at
+- :func:`grade_many` grades notebooks in ``jobs`` trusted grading processes at
   once; each still runs every notebook in its own fresh, limited worker. Results
   come back in the submissions' order, so the report does not depend on ``jobs``.
 - :func:`shard` picks a deterministic share of a class for one CI runner.
@@ -18,11 +18,12 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.discover import Submission
 from autograder.registry import Course
-from autograder.report import StudentResult
+from autograder.report import NotebookNote, StudentResult
 from autograder.sandbox import Limits
 from autograder.seeding import seeded
 
@@ -59,7 +60,8 @@ class ResultCache:
     def __init__(self, folder: Path, course: Course, limits: Limits, seed: int) -> None:
         self.folder = folder
         common = hashlib.sha256()
-        for part in (CACHE_FORMAT, repr(limits), str(seed)):
+        # where compiled operations are read from changes no result
+        for part in (CACHE_FORMAT, repr(replace(limits, compile_store=None)), str(seed)):
             common.update(part.encode() + b"\0")
         for path in _fingerprinted_files(course):
             common.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -115,40 +117,83 @@ def grade_many(
     cache: ResultCache | None = None,
     on_graded: OnGraded | None = None,
 ) -> list[StudentResult]:
-    """Every submission's result, in the submissions' order."""
+    """Every submission's result, in the submissions' order.
+
+    The unit of work is one notebook of one submission, so a single learner's
+    notebooks are graded ``jobs`` at a time too. Hidden inputs are drawn per test
+    (see :mod:`autograder.seeding`), so grading notebooks apart changes nothing.
+    """
     results: list[StudentResult | None] = [None] * len(submissions)
-    todo: list[int] = []
+    parts: dict[int, list[StudentResult | None]] = {}
+    units: list[tuple[int, int, Submission]] = []
     for index, submission in enumerate(submissions):
         cached = cache.get(submission) if cache is not None else None
-        if cached is None:
-            todo.append(index)
+        if cached is not None:
+            results[index] = cached
+            if on_graded:
+                on_graded(cached, True)
             continue
-        results[index] = cached
-        if on_graded:
-            on_graded(cached, True)
+        pieces = _pieces(submission)
+        parts[index] = [None] * len(pieces)
+        units += [(index, number, piece) for number, piece in enumerate(pieces)]
+        if not pieces:
+            _finish(index, submissions, parts, results, cache, on_graded)
 
-    def done(index: int, result: StudentResult) -> None:
-        results[index] = result
-        if cache is not None:
-            cache.put(submissions[index], result)
-        if on_graded:
-            on_graded(result, False)
+    def graded(index: int, number: int, result: StudentResult) -> None:
+        parts[index][number] = result
+        if all(part is not None for part in parts[index]):
+            _finish(index, submissions, parts, results, cache, on_graded)
 
-    if jobs <= 1 or len(todo) <= 1:
-        for index in todo:
-            done(index, _grade_one(submissions[index], course, limits, seed))
+    if jobs <= 1 or len(units) <= 1:
+        for index, number, piece in units:
+            graded(index, number, _grade_one(piece, course, limits, seed))
     else:
         # Grading processes are the grader's own: they exchange results by pickling,
         # which is safe here because no learner code runs in them. "forkserver" keeps
         # them from inheriting this process's threads (the progress display).
         context = multiprocessing.get_context("forkserver")
+        # imported once in the fork server, not once per grading process
+        context.set_forkserver_preload(["autograder.grading", "jax.numpy"])
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                pool.submit(_grade_one, submissions[i], course, limits, seed): i for i in todo
+                pool.submit(_grade_one, piece, course, limits, seed): (index, number)
+                for index, number, piece in units
             }
             for future in as_completed(futures):
-                done(futures[future], future.result())
+                graded(*futures[future], future.result())
     return [result for result in results if result is not None]
+
+
+def _pieces(submission: Submission) -> list[Submission]:
+    """One submission per notebook handed in; the submission's own notes stay out."""
+    return [
+        Submission(submission.student, {notebook_id: path})
+        for notebook_id, path in submission.notebooks.items()
+    ]
+
+
+def _finish(
+    index: int,
+    submissions: Sequence[Submission],
+    parts: dict[int, list[StudentResult | None]],
+    results: list[StudentResult | None],
+    cache: ResultCache | None,
+    on_graded: OnGraded | None,
+) -> None:
+    """Join a submission's per-notebook results, in its notebooks' order, and record it."""
+    submission = submissions[index]
+    pieces = [part for part in parts.pop(index) if part is not None]
+    result = StudentResult(
+        student=submission.student,
+        exercises=[exercise for part in pieces for exercise in part.exercises],
+        notes=[NotebookNote("", note) for note in submission.notes]
+        + [note for part in pieces for note in part.notes],
+    )
+    results[index] = result
+    if cache is not None:
+        cache.put(submission, result)
+    if on_graded:
+        on_graded(result, False)
 
 
 def _grade_one(submission: Submission, course: Course, limits: Limits, seed: int) -> StudentResult:

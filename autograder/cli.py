@@ -13,16 +13,18 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
-from autograder import console, formats, processes, progress
+from autograder import compiled, console, formats, processes, progress
 from autograder.batch import ResultCache, default_cache_folder, shard
+from autograder.compiled import CompileStore
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.gradebook import write_gradebook
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.reference import seal_notebook
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, CourseError, load_course
+from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, Course, CourseError, load_course
 from autograder.report import Report, merge_reports
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
@@ -68,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--no-cache", action="store_true", help="grade every submission again, ignoring the cache"
     )
+    grade.add_argument(
+        "--compile-store", type=Path, default=compiled.default_folder(), metavar="DIR",
+        help="where JAX operations compiled from the reference solutions are kept for the "
+        f"workers to read (default {compiled.default_folder()})",
+    )  # fmt: skip
     _add_limits(grade)
     grade.set_defaults(run=_grade)
 
@@ -201,6 +208,9 @@ def _grade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     limits = _limits(args)
+    if sandboxed:
+        compiled.keep_graders_own(args.compile_store / "grader")
+        limits = replace(limits, compile_store=_compile_store(course, args, limits))
     cache = None
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
@@ -210,6 +220,16 @@ def _grade(args: argparse.Namespace) -> int:
             submissions, course, limits, args.seed, args.jobs, cache, on_graded=progress
         )
     return _write_outputs(args, report)
+
+
+def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> CompileStore | None:
+    folder = args.compile_store
+    if not compiled.is_ready(course, folder, args.seed):
+        print(
+            "note: compiling the course's JAX operations once, from the reference solutions",
+            file=sys.stderr,
+        )
+    return compiled.prepare(course, folder, limits, args.seed)
 
 
 def _merge(args: argparse.Namespace) -> int:

@@ -18,6 +18,9 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
 
+# One path for every store: JAX's cache keys must not depend on where it lies on the host.
+STORE_MOUNT = "/var/cache/pytrees-compiled"
+
 BUBBLEWRAP = "bubblewrap"
 PROCESS = "process"
 
@@ -41,8 +44,13 @@ def isolation(sandbox: bool) -> str:
     return BUBBLEWRAP if sandbox and bubblewrap() else PROCESS
 
 
-def command_prefix(sandbox: bool, scratch: Path) -> list[str]:
-    """The words to put before the worker's command line (none without bubblewrap)."""
+def command_prefix(
+    sandbox: bool, scratch: Path, store: Path | None = None, writable: bool = False
+) -> list[str]:
+    """The words to put before the worker's command line (none without bubblewrap).
+
+    ``store``, when given, is bound at ``STORE_MOUNT``: read-only unless ``writable``.
+    """
     bwrap = bubblewrap() if sandbox else None
     if bwrap is None:
         return []
@@ -56,5 +64,7 @@ def command_prefix(sandbox: bool, scratch: Path) -> list[str]:
             words += ["--ro-bind", top, top]
     for path in sorted({sys.base_prefix, sys.prefix, str(PACKAGE_DIR)}):
         words += ["--ro-bind", path, path]
+    if store is not None:
+        words += ["--bind" if writable else "--ro-bind", str(store), STORE_MOUNT]
     words += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch), "--"]
     return words

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder import channel, warm, wire
+from autograder.compiled import CompileStore
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Limits:
     processes: int = 128  # tasks: a worker with JAX loaded runs about 20 threads
     restarts: int = 3
     sandbox: bool = True
+    compile_store: CompileStore | None = None  # compiled JAX operations to read, not a limit
 
 
 class LearnerError(Exception):
@@ -88,7 +90,7 @@ class WorkerProcess:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         try:
-            self._zygote = warm.zygote(limits.sandbox, limits.processes)
+            self._zygote = warm.zygote(limits.sandbox, limits.processes, limits.compile_store)
             forked = self._zygote.fork(limits.memory_bytes)
         except warm.ZygoteFailed as exc:
             raise WorkerCrashed(f"no worker could be started ({exc})") from None

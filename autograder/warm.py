@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder import isolation
+from autograder.compiled import CompileStore, store_arguments
 from autograder.processes import CGROUP, ProcessCap
 
 START_SECONDS = 120.0
@@ -62,11 +63,15 @@ def worker_environment(home: Path) -> dict[str, str]:
 class Zygote:
     """One running zygote; :meth:`fork` gives a worker's pid and its pipes."""
 
-    def __init__(self, sandbox: bool, processes: int) -> None:
+    def __init__(self, sandbox: bool, processes: int, store: CompileStore | None = None) -> None:
         self.owner = os.getpid()
         self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-zygote-"))
         self.cap = ProcessCap(processes)
-        prefix = isolation.command_prefix(sandbox, self.scratch)
+        prefix = isolation.command_prefix(
+            sandbox, self.scratch, store and Path(store.folder), bool(store and store.writable)
+        )
+        if not prefix:  # a store is shared only where bubblewrap makes it read-only
+            store = None
         self.control, theirs = socket.socketpair()
         self._counter = itertools.count()
         self._buffer = b""
@@ -78,6 +83,7 @@ class Zygote:
                 "autograder.zygote",
                 str(theirs.fileno()),
                 *(["--pid-namespace"] if prefix else []),
+                *store_arguments(store),
             ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
@@ -180,17 +186,17 @@ class Zygote:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-_zygotes: dict[tuple[bool, int], Zygote] = {}
+_zygotes: dict[tuple[bool, int, CompileStore | None], Zygote] = {}
 
 
-def zygote(sandbox: bool, processes: int) -> Zygote:
+def zygote(sandbox: bool, processes: int, store: CompileStore | None = None) -> Zygote:
     """The running zygote for this kind of worker, started on first use."""
-    key = (sandbox, processes)
+    key = (sandbox, processes, store)
     current = _zygotes.get(key)
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():
             current.close()
-        current = _zygotes[key] = Zygote(sandbox, processes)
+        current = _zygotes[key] = Zygote(sandbox, processes, store)
     return current
 
 

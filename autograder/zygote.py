@@ -1,7 +1,8 @@
 """The warm parent of workers: imports JAX once, then forks one fresh worker per notebook.
 
-Started by :mod:`autograder.warm` as ``python -m autograder.zygote CONTROL_FD [--pid-namespace]``,
-inside the same sandbox a worker would get. It runs no learner code itself. On its
+Started by :mod:`autograder.warm` as ``python -m autograder.zygote CONTROL_FD
+[--pid-namespace] [--compile-store DIR [--writable]]``, inside the same sandbox a
+worker would get. It runs no learner code itself. On its
 control socket it answers:
 
 - ``{"op": "fork", "scratch": dir, "memory": bytes, "nproc": n}`` with two file
@@ -39,17 +40,34 @@ PR_SET_DUMPABLE = 4
 MAX_CONTROL_MESSAGE = 4096
 
 
-def _preload() -> None:
+def _preload(argv: list[str]) -> None:
     """Everything a worker needs before it runs learner code, imported once here.
 
     JAX is imported but not used: its backend starts in each forked worker, so no
-    thread exists at fork time.
+    thread exists at fork time. With ``--compile-store DIR`` (see
+    :mod:`autograder.compiled`) JAX reads compiled operations from ``DIR``; with
+    ``--writable`` as well it also writes every one it compiles there.
     """
-    import jax  # noqa: F401
+    import jax
     import jax.numpy  # noqa: F401
     import numpy  # noqa: F401
 
     from autograder import wire, worker  # noqa: F401
+
+    for folder in _store_folder(argv):
+        writable = "--writable" in argv
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+        # XLA's own extra caches would put the folder's path into every cache key
+        jax.config.update("jax_persistent_cache_enable_xla_caches", "none")
+        # a reader never writes: no compile takes forever
+        jax.config.update(
+            "jax_persistent_cache_min_compile_time_secs", 0.0 if writable else float("inf")
+        )
+
+
+def _store_folder(argv: list[str]) -> list[str]:
+    return [argv[argv.index("--compile-store") + 1]] if "--compile-store" in argv else []
 
 
 def _non_dumpable() -> None:
@@ -114,7 +132,7 @@ def _wait(pid: int, seconds: float) -> int | None:
         time.sleep(0.005)
 
 
-def _end(pid: int, wait: float, in_pid_namespace: bool) -> int | None:
+def _end(pid: int, wait: float, in_pid_namespace: bool, keep: tuple[str, ...]) -> int | None:
     code = _wait(pid, wait)
     if in_pid_namespace:
         # As init of its own pid namespace, "every process but me" is exactly what
@@ -129,7 +147,7 @@ def _end(pid: int, wait: float, in_pid_namespace: bool) -> int | None:
         code = None if code is None or code == -signal.SIGKILL else code
     _reap_all(until_none_left=in_pid_namespace)
     if in_pid_namespace:
-        _empty("/tmp", keep=os.getcwd())
+        _empty("/tmp", keep)
     return code
 
 
@@ -151,10 +169,14 @@ def _reap_all(until_none_left: bool, seconds: float = 5.0) -> None:
         time.sleep(0.002)
 
 
-def _empty(folder: str, keep: str) -> None:
-    """Remove what is in ``folder``, except the way to ``keep`` (the workers' scratch root)."""
+def _empty(folder: str, keep: tuple[str, ...]) -> None:
+    """Remove what is in ``folder``, except the way to each path of ``keep``.
+
+    ``keep`` holds the workers' scratch root and the compile store, which are
+    bound from the host and may lie below ``/tmp``.
+    """
     for entry in os.scandir(folder):
-        if keep == entry.path or keep.startswith(entry.path + os.sep):
+        if any(path == entry.path or path.startswith(entry.path + os.sep) for path in keep):
             continue
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
@@ -168,7 +190,8 @@ def main(argv: list[str]) -> int:
     # Under bubblewrap the zygote is pid 1 of its own namespace (never so on a host).
     in_pid_namespace = "--pid-namespace" in argv[2:] and os.getpid() == 1
     _non_dumpable()
-    _preload()
+    _preload(argv[2:])
+    keep = (os.getcwd(), *_store_folder(argv[2:]))
     _reply(control, {"ready": True})
     while True:
         try:
@@ -189,7 +212,8 @@ def main(argv: list[str]) -> int:
         elif request.get("op") == "end":
             for fd in fds:
                 os.close(fd)
-            code = _end(int(request["pid"]), float(request.get("wait", 0)), in_pid_namespace)
+            wait = float(request.get("wait", 0))
+            code = _end(int(request["pid"]), wait, in_pid_namespace, keep)
             _reply(control, {"returncode": code})
         else:
             for fd in fds:

@@ -3,13 +3,14 @@
     python benchmarks/grading.py --students 10            # both graders
     python benchmarks/grading.py --students 100 --no-nbgrader
 
-The class is made from the course's own notebooks: learners hand in, in turn, the
-full solutions, a partial solution (half the functions written), wrong functions
-(every graded function returns None), a notebook whose last cell kills its process,
-and one whose first function never returns. Both graders get the same files and a
-call/cell time limit of ``--timeout`` seconds. Printed: wall time, time per
-submission, peak memory of the grader's whole process tree, and the ratio; with
-``--json FILE`` also written as JSON.
+The class is made from the course's own notebooks. Every learner hands in every
+notebook; each notebook is, drawn with fixed weights from a generator seeded by
+the learner's number (see ``KINDS``): the full solution, a partial one (half the
+functions written), wrong functions (every graded function returns None), one
+whose last cell kills its process, or one whose first function never returns.
+Both graders get the same files and a call/cell time limit of ``--timeout``
+seconds. Printed: wall time, time per learner, peak memory of the grader's whole
+process tree, and the ratio; with ``--json FILE`` also written as JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -32,7 +34,8 @@ sys.path.insert(0, str(REPO))
 
 from autograder.registry import SOLUTIONS, ExerciseNotebook, load_course  # noqa: E402
 
-KINDS = ("full", "partial", "wrong", "crashing", "hanging")
+# kind of notebook: its share of the class
+KINDS = {"full": 40, "partial": 30, "wrong": 20, "crashing": 5, "hanging": 5}
 
 
 def make_submission(notebook: ExerciseNotebook, kind: str) -> nbformat.NotebookNode:
@@ -63,9 +66,10 @@ def make_class(root: Path, students: int) -> list[str]:
     course = load_course(SOLUTIONS)
     names = []
     for index in range(students):
-        kind = KINDS[index % len(KINDS)]
-        name = f"learner{index:04d}-{kind}"
-        for notebook in course.notebooks:
+        name = f"learner{index:04d}"
+        draw = random.Random(index)
+        kinds = draw.choices(list(KINDS), list(KINDS.values()), k=len(course.notebooks))
+        for notebook, kind in zip(course.notebooks, kinds, strict=True):
             target = root / name / notebook.filename
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(make_submission(notebook, kind), target)
@@ -74,10 +78,12 @@ def make_class(root: Path, students: int) -> list[str]:
 
 
 class PeakMemory:
-    """Peak resident memory of this process's descendants, sampled from /proc.
+    """Peak memory of this process's descendants, sampled from /proc.
 
-    Written here because the grader's processes are not all children of one
-    another in a way ``getrusage`` can sum (it reports the largest single child).
+    Each process counts its proportional set size (PSS): pages it shares with
+    others, such as a zygote's with the workers it forked, are split among the
+    sharers instead of counted once per process. Written here because
+    ``getrusage`` reports only the largest single child.
     """
 
     def __init__(self, interval: float = 0.1) -> None:
@@ -98,7 +104,6 @@ class PeakMemory:
         me = os.getpid()
         while not self._stop.wait(self.interval):
             parents: dict[int, int] = {}
-            rss: dict[int, int] = {}
             for entry in os.scandir("/proc"):
                 if not entry.name.isdigit():
                     continue
@@ -107,11 +112,20 @@ class PeakMemory:
                 except OSError:
                     continue
                 fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-                pid = int(entry.name)
-                parents[pid] = int(fields.get("PPid", "0").strip())
-                rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
-            total = sum(size for pid, size in rss.items() if _descends(pid, me, parents))
+                parents[int(entry.name)] = int(fields.get("PPid", "0").strip())
+            total = sum(_pss(pid) for pid in parents if _descends(pid, me, parents))
             self.peak = max(self.peak, total)
+
+
+def _pss(pid: int) -> int:
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:  # ended meanwhile
+        return 0
+    for line in rollup.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
@@ -139,11 +153,12 @@ def timed(
 def run_ours(root: Path, work: Path, jobs: int, timeout: float) -> dict[str, float]:
     grade = [sys.executable, "-m", "autograder", "grade", str(root), "--jobs", str(jobs)]
     limits = ["--cell-timeout", str(timeout), "--call-timeout", str(timeout)]
-    cache = ["--cache-dir", str(work / "cache")]
+    # fresh folders: the first run pays for filling the compile store
+    cache = ["--cache-dir", str(work / "cache"), "--compile-store", str(work / "store")]
     wall, peak = timed([*grade, *limits, *cache, "--json", str(work / "ours.json")])
     cached, _ = timed([*grade, *limits, *cache, "--json", str(work / "cached.json")])
     first = sorted(p for p in root.iterdir() if p.is_dir())[0]
-    one = [sys.executable, "-m", "autograder", "grade", str(first), *limits, "--no-cache"]
+    one = [sys.executable, "-m", "autograder", "grade", str(first), *limits, *cache, "--no-cache"]
     single, _ = timed(one)
     return {"wall": wall, "peak_bytes": peak, "cached_wall": cached, "one_learner_wall": single}
 
@@ -178,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--no-nbgrader", action="store_true", help="time this grader only")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)

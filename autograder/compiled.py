@@ -1,0 +1,177 @@
+"""A trusted, read-only store of compiled JAX operations that every worker reads.
+
+Most of a worker's time goes to XLA compiling the learner's JAX operations,
+once per operation and shape in every fresh process. JAX can keep compiled
+executables on disk (its persistent compilation cache), but a store the
+workers could write to would let one learner plant code that another learner's
+worker then runs. So the store is filled once per course version by the
+grader's own run of the reference solutions, on the same seeded inputs the
+hidden tests use, and then mounted read-only into every bubblewrap sandbox.
+Learners' operations that match the reference's (most of them, since the
+tests call every function on the same shapes) load in about a millisecond
+instead of compiling.
+
+Entries that could carry a reference solution itself (a ``jax.jit`` of a
+function defined in the course's notebooks) are removed before the store is
+used: what stays are JAX's own operations on arrays of given shapes, which tell
+a worker nothing it is not handed anyway.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.isolation import BUBBLEWRAP, STORE_MOUNT, isolation
+
+if TYPE_CHECKING:  # the sandbox module itself refers to CompileStore
+    from autograder.registry import Course
+    from autograder.sandbox import Limits
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+READY = "ready"
+ENTRY = re.compile(r"^(?P<module>.+)-[0-9a-f]{64}-cache$")
+
+
+@dataclass(frozen=True)
+class CompileStore:
+    """Where a worker finds compiled operations; only the reference run may write."""
+
+    folder: str
+    writable: bool = False
+
+
+def default_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytrees-hands-on" / "compiled"
+
+
+def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileStore | None:
+    """The read-only store for grading ``course`` with ``seed``, filled on first use.
+
+    Returns None (grade without a store) when workers run without bubblewrap,
+    where a read-only mount cannot be enforced, or when the reference run fails.
+    """
+    if isolation(limits.sandbox) != BUBBLEWRAP:
+        return None
+    folder = root / _fingerprint(course, seed)
+    if is_ready(course, root, seed):
+        return CompileStore(str(folder))
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
+    try:
+        if not _fill(staging, course, limits, seed):
+            return None
+        _remove_course_functions(staging, course)
+        (staging / READY).touch()
+        with contextlib.suppress(OSError):  # another grading run filled it first
+            staging.rename(folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return CompileStore(str(folder)) if (folder / READY).exists() else None
+
+
+def is_ready(course: Course, root: Path, seed: int) -> bool:
+    """Whether the store for ``course`` and ``seed`` under ``root`` is already filled."""
+    return (root / _fingerprint(course, seed) / READY).exists()
+
+
+def _fill(staging: Path, course: Course, limits: Limits, seed: int) -> bool:
+    """Grade the reference solutions with workers that write what they compile."""
+    from autograder.discover import Submission
+    from autograder.grading import grade_submission
+    from autograder.seeding import seeded
+
+    reference = Submission(
+        "reference solutions", {notebook.id: notebook.path for notebook in course.notebooks}
+    )
+    writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
+    with seeded(seed):
+        result = grade_submission(reference, course, writing)
+    return result.score == result.max_score
+
+
+def _remove_course_functions(folder: Path, course: Course) -> None:
+    """Delete compiled functions named after anything the course's notebooks define."""
+    defined = {"_lambda_"} | _defined_names(course)
+    for entry in folder.iterdir():
+        match = ENTRY.match(entry.name)
+        if match is None:
+            continue
+        if any(names_function(match["module"], name) for name in defined):
+            entry.unlink()
+
+
+def names_function(module: str, name: str) -> bool:
+    """Whether a compiled module's name (``jit_f``, ``jit_vmap_f_``...) mentions ``name``."""
+    return f"_{name}_" in f"_{module}_"
+
+
+def _defined_names(course: Course) -> set[str]:
+    """Every function and class name defined in the code cells of the course's notebooks."""
+    import nbformat
+
+    names: set[str] = set()
+    for notebook in course.notebooks:
+        for cell in nbformat.read(notebook.path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    names.add(node.name)
+    return names
+
+
+def _fingerprint(course: Course, seed: int) -> str:
+    """A name for the store: changes with the course, the grader, the seed and Python."""
+    digest = hashlib.sha256(f"{sys.version}\0{seed}\0".encode())
+    for path in sorted(PACKAGE_DIR.glob("*.py")) + [n.path for n in course.notebooks]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    try:
+        from importlib.metadata import version
+
+        digest.update(f"{version('jax')}\0{version('jaxlib')}".encode())
+    except Exception:  # noqa: BLE001 - a missing version only costs a refill
+        pass
+    return digest.hexdigest()[:24]
+
+
+def keep_graders_own(folder: Path) -> None:
+    """Let this grading process, and the grading processes it starts, keep what they compile.
+
+    The hidden tests' own JAX work (the expected values) then compiles once per
+    course version instead of once per grading process. ``folder`` is never
+    mounted into a sandbox; call this only when workers run under bubblewrap,
+    since a worker without it could write there.
+    """
+    settings = {
+        "jax_compilation_cache_dir": str(folder),
+        "jax_persistent_cache_min_entry_size_bytes": -1,
+        "jax_persistent_cache_min_compile_time_secs": 0.0,
+        "jax_persistent_cache_enable_xla_caches": "none",
+    }
+    for name, value in settings.items():
+        os.environ[name.upper()] = str(value)  # read by JAX when a new process imports it
+    if "jax" in sys.modules:
+        for name, value in settings.items():
+            sys.modules["jax"].config.update(name, value)
+
+
+def store_arguments(store: CompileStore | None) -> list[str]:
+    """The zygote's command-line words for ``store`` (read back by :mod:`autograder.zygote`)."""
+    if store is None:
+        return []
+    return ["--compile-store", STORE_MOUNT, *(["--writable"] if store.writable else [])]
