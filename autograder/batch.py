@@ -15,6 +15,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -31,6 +32,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 CACHE_FORMAT = "1"
 
 OnGraded = Callable[[StudentResult, bool], None]
+OnNotebook = Callable[[], None]
 
 
 def shard(submissions: Sequence[Submission], index: int, count: int) -> list[Submission]:
@@ -116,12 +118,17 @@ def grade_many(
     jobs: int = 1,
     cache: ResultCache | None = None,
     on_graded: OnGraded | None = None,
+    on_notebook: OnNotebook | None = None,
 ) -> list[StudentResult]:
     """Every submission's result, in the submissions' order.
 
     The unit of work is one notebook of one submission, so a single learner's
     notebooks are graded ``jobs`` at a time too. Hidden inputs are drawn per test
     (see :mod:`autograder.seeding`), so grading notebooks apart changes nothing.
+    Units go notebook by notebook through the class: a grading process then keeps
+    only one notebook's compiled reference computations in memory at a time.
+    ``on_notebook`` is called as each unit is done, ``on_graded`` as each
+    submission is.
     """
     results: list[StudentResult | None] = [None] * len(submissions)
     parts: dict[int, list[StudentResult | None]] = {}
@@ -138,8 +145,12 @@ def grade_many(
         units += [(index, number, piece) for number, piece in enumerate(pieces)]
         if not pieces:
             _finish(index, submissions, parts, results, cache, on_graded)
+    order = {notebook.id: position for position, notebook in enumerate(course.notebooks)}
+    units.sort(key=lambda unit: (order.get(next(iter(unit[2].notebooks)), len(order)), unit[0]))
 
     def graded(index: int, number: int, result: StudentResult) -> None:
+        if on_notebook:
+            on_notebook()
         parts[index][number] = result
         if all(part is not None for part in parts[index]):
             _finish(index, submissions, parts, results, cache, on_graded)
@@ -149,12 +160,8 @@ def grade_many(
             graded(index, number, _grade_one(piece, course, limits, seed))
     else:
         # Grading processes are the grader's own: they exchange results by pickling,
-        # which is safe here because no learner code runs in them. "forkserver" keeps
-        # them from inheriting this process's threads (the progress display).
-        context = multiprocessing.get_context("forkserver")
-        # imported once in the fork server, not once per grading process
-        context.set_forkserver_preload(["autograder.grading", "jax.numpy"])
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        # which is safe here because no learner code runs in them.
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=grading_context()) as pool:
             futures = {
                 pool.submit(_grade_one, piece, course, limits, seed): (index, number)
                 for index, number, piece in units
@@ -162,6 +169,18 @@ def grade_many(
             for future in as_completed(futures):
                 graded(*futures[future], future.result())
     return [result for result in results if result is not None]
+
+
+def grading_context() -> multiprocessing.context.BaseContext:
+    """How the grader starts its own grading processes.
+
+    "forkserver" keeps them from inheriting this process's threads (the progress
+    display) and its memory; the fork server imports the grading code and JAX
+    once, so each grading process starts with them loaded.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["autograder.grading", "jax.numpy"])
+    return context
 
 
 def _pieces(submission: Submission) -> list[Submission]:
@@ -196,8 +215,17 @@ def _finish(
         on_graded(result, False)
 
 
+_last_notebooks: set[str] = set()
+
+
 def _grade_one(submission: Submission, course: Course, limits: Limits, seed: int) -> StudentResult:
     from autograder.grading import grade_submission
 
+    notebooks = set(submission.notebooks)
+    if _last_notebooks and notebooks != _last_notebooks and "jax" in sys.modules:
+        # the previous notebook's compiled reference computations are not needed again
+        sys.modules["jax"].clear_caches()
+    _last_notebooks.clear()
+    _last_notebooks.update(notebooks)
     with seeded(seed):
         return grade_submission(submission, course, limits)

@@ -215,10 +215,12 @@ def _grade(args: argparse.Namespace) -> int:
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
         cache = ResultCache(args.cache_dir, course, limits, args.seed)
-    with console.BatchProgress(len(submissions)) as progress:
+    notebooks = {s.student: len(s.notebooks) for s in submissions}
+    with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
-            submissions, course, limits, args.seed, args.jobs, cache, on_graded=progress
-        )
+            submissions, course, limits, args.seed, args.jobs, cache,
+            on_graded=progress, on_notebook=progress.notebook_done,
+        )  # fmt: skip
     return _write_outputs(args, report)
 
 

@@ -27,6 +27,7 @@ import re
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,6 +62,8 @@ def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileSto
     Returns None (grade without a store) when workers run without bubblewrap,
     where a read-only mount cannot be enforced, or when the reference run fails.
     """
+    from autograder.batch import grading_context
+
     if isolation(limits.sandbox) != BUBBLEWRAP:
         return None
     folder = root / _fingerprint(course, seed)
@@ -69,8 +72,10 @@ def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileSto
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
     try:
-        if not _fill(staging, course, limits, seed):
-            return None
+        # in a process of its own, which takes its JAX backend and zygote with it
+        with ProcessPoolExecutor(max_workers=1, mp_context=grading_context()) as pool:
+            if not pool.submit(_fill, staging, course, limits, seed).result():
+                return None
         _remove_course_functions(staging, course)
         (staging / READY).touch()
         with contextlib.suppress(OSError):  # another grading run filled it first

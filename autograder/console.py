@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -129,12 +131,18 @@ def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
 class BatchProgress:
     """Progress of a batch on stderr: a bar with the time left on a terminal, plain lines in logs.
 
-    Use as a context manager; call it with each result as it arrives.
+    Use as a context manager; call it with each learner's result as it arrives,
+    and :meth:`notebook_done` as each of the ``notebooks`` to grade is done (the
+    bar and its estimate count notebooks; the lines name learners).
     """
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, notebooks: dict[str, int] | None = None) -> None:
         self.total = total
+        self._notebooks = notebooks or {}  # per learner
+        self.notebooks = sum(self._notebooks.values())
         self.done = 0
+        self._graded_notebooks = 0
+        self._started = time.monotonic()
         self._out = console(stderr=True)
         self._bar: Progress | None = None
         self._task: TaskID | None = None
@@ -152,13 +160,34 @@ class BatchProgress:
                 transient=True,
             )
             self._bar.start()
-            self._task = self._bar.add_task("grading", total=self.total)
+            self._task = self._bar.add_task("grading", total=self.notebooks or self.total)
         return self
+
+    def notebook_done(self) -> None:
+        self._graded_notebooks += 1
+        if self._bar is not None and self._task is not None and self.notebooks:
+            self._bar.advance(self._task)
+        elif self.total > 1 and self.notebooks:
+            self._log_every_tenth()
+
+    def _log_every_tenth(self) -> None:
+        """In logs, a line at each tenth of the notebooks, with the time left."""
+        done, total = self._graded_notebooks, self.notebooks
+        if done * 10 // total == (done - 1) * 10 // total:
+            return
+        elapsed = time.monotonic() - self._started
+        left = elapsed * (total - done) / done
+        self._out.print(f"graded {done}/{total} notebooks, about {left:.0f} s left", markup=False)
 
     def __call__(self, student: StudentResult, cached: bool) -> None:
         self.done += 1
+        if cached:
+            self._graded_notebooks += self._notebooks.get(student.student, 0)
         if self._bar is not None and self._task is not None:
-            self._bar.advance(self._task)
+            if not self.notebooks:
+                self._bar.advance(self._task)
+            elif cached:  # its notebooks were never graded
+                self._bar.advance(self._task, self._notebooks.get(student.student, 0))
         elif self.total > 1:
             self._out.print(
                 f"[{self.done}/{self.total}] {student.student}: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autograder import processes
-from autograder.batch import OnGraded, ResultCache, grade_many
+from autograder.batch import OnGraded, OnNotebook, ResultCache, grade_many
 from autograder.discover import Submission
 from autograder.isolation import isolation
 from autograder.plugin import NotebookContext, run_pytest
@@ -25,13 +25,14 @@ def grade_all(
     jobs: int = 1,
     cache: ResultCache | None = None,
     on_graded: OnGraded | None = None,
+    on_notebook: OnNotebook | None = None,
 ) -> Report:
     """Grade every submission; one learner's failure never stops the batch.
 
     Hidden tests draw their generated inputs from ``seed``. ``jobs`` submissions
     are graded at once; the report is the same for any ``jobs``.
     """
-    students = grade_many(submissions, course, limits, seed, jobs, cache, on_graded)
+    students = grade_many(submissions, course, limits, seed, jobs, cache, on_graded, on_notebook)
     return Report(
         students=students,
         isolation=isolation(limits.sandbox),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,16 +16,20 @@ pytestmark = pytest.mark.slow
 HTML = REPO_ROOT / "_build" / "html"
 
 
-@pytest.fixture(scope="module")
-def built() -> Path:
+def _build(root: Path) -> subprocess.CompletedProcess[str]:
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    done = subprocess.run(
+    return subprocess.run(
         [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
-        cwd=REPO_ROOT,
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=1800,
     )
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    done = _build(REPO_ROOT)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
     return HTML
 
@@ -106,3 +111,30 @@ def test_the_reference_page_links_every_function_it_lists_to_a_section(built):
             target = (built / "book" / page).read_text(encoding="utf-8")
             assert f'id="{anchor}"' in target, f"{names[0]}: {page}#{anchor} does not exist"
     assert listed >= 20
+
+
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "book", "booktools", "exercises")
+
+
+def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
+    from jupyter_cache import get_cache
+
+    site = tmp_path / "site"
+    for name in BOOK_SOURCES:
+        source = REPO_ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, site / name)
+        else:
+            shutil.copy(source, site / name)
+    shutil.copytree(REPO_ROOT / "_build" / ".jupyter_cache", site / "_build" / ".jupyter_cache")
+    chapter = site / "book" / "gotchas.md"
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8") + "\n```{code-cell} ipython3\n1 + 1\n```\n",
+        encoding="utf-8",
+    )
+    cache = get_cache(site / "_build" / ".jupyter_cache")
+    before = {record.pk for record in cache.list_cache_records()}
+    done = _build(site)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    added = [r.uri for r in cache.list_cache_records() if r.pk not in before]
+    assert [Path(uri).name for uri in added] == ["gotchas.md"]
