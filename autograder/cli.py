@@ -1,4 +1,4 @@
-"""``python -m autograder``: grade, merge, check, status, seal and generate.
+"""``python -m autograder``: grade, merge, check, status, seal, generate and gradescope-bundle.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a function that does not pass
@@ -21,6 +21,7 @@ from autograder.batch import ResultCache, default_cache_folder, shard
 from autograder.compiled import CompileStore
 from autograder.discover import Submission, UnusableInput, find_submissions
 from autograder.gradebook import write_gradebook
+from autograder.gradescope import write_bundle
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.reference import seal_notebook
@@ -105,6 +106,16 @@ def _parser() -> argparse.ArgumentParser:
         "generate", help="make exercises/ from solutions/ with nbgrader generate_assignment"
     )
     generate.set_defaults(run=_generate)
+
+    bundle = commands.add_parser(
+        "gradescope-bundle", help="package the grader and the course as a Gradescope autograder zip"
+    )
+    bundle.add_argument("out", type=Path, metavar="ZIP")
+    bundle.add_argument(
+        "--chapter", action="append", default=[], metavar="ID",
+        help="grade only this chapter's notebook; repeat for several (default: every chapter)",
+    )  # fmt: skip
+    bundle.set_defaults(run=_gradescope_bundle)
     return parser
 
 
@@ -119,6 +130,10 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gradebook", metavar="URL",
         help="write the scores into an nbgrader gradebook (e.g. sqlite:///gradebook.db)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--gradescope", type=Path, metavar="FILE",
+        help="write Gradescope's results.json (the report must hold exactly one learner)",
     )  # fmt: skip
     parser.add_argument(
         "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
@@ -194,6 +209,7 @@ def _grade(args: argparse.Namespace) -> int:
     if args.shard is not None:
         submissions = shard(submissions, *args.shard)
     _check_outputs(args)
+    _check_learner_count(args, len(submissions))
     sandboxed = isolation(sandbox=True) == BUBBLEWRAP
     if not sandboxed:
         print(
@@ -246,13 +262,23 @@ def _merge(args: argparse.Namespace) -> int:
         merged = merge_reports(reports, [str(p) for p in args.reports])
     except ValueError as exc:
         raise UnusableInput(str(exc)) from None
+    _check_learner_count(args, len(merged.students))
     return _write_outputs(args, merged)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    for path in (args.json, args.junit, args.markdown, args.csv):
+    for path in (args.json, args.junit, args.markdown, args.csv, args.gradescope):
         if path is not None and path.is_dir():
             raise UnusableInput(f"{path} is a folder; give a file name")
+
+
+def _check_learner_count(args: argparse.Namespace, learners: int) -> None:
+    """Refuse ``--gradescope`` before any work unless there is exactly one learner."""
+    if args.gradescope is not None and learners != 1:
+        raise UnusableInput(
+            f"--gradescope writes one learner's results, but there are {learners} here "
+            "(Gradescope grades each submission on its own)"
+        )
 
 
 def _write_outputs(args: argparse.Namespace, report: Report) -> int:
@@ -263,6 +289,8 @@ def _write_outputs(args: argparse.Namespace, report: Report) -> int:
         formats.write_text(args.junit, formats.to_junit(report))
     if args.csv:
         formats.write_text(args.csv, formats.to_csv(report))
+    if args.gradescope:
+        formats.write_text(args.gradescope, formats.to_gradescope(report))
     if args.gradebook:
         write_gradebook(report, load_course(SOLUTIONS), args.gradebook)
     markdown = formats.to_markdown(report)
@@ -324,6 +352,16 @@ def _seal(args: argparse.Namespace) -> int:
     for notebook in load_course(SOLUTIONS).notebooks:
         if seal_notebook(notebook):
             print(f"sealed {notebook.path.relative_to(REPO_ROOT)}")
+    return 0
+
+
+def _gradescope_bundle(args: argparse.Namespace) -> int:
+    notebooks = write_bundle(args.out, args.chapter)
+    points = sum(notebook.points for notebook in notebooks)
+    print(
+        f"wrote {args.out}: grades {', '.join(n.filename for n in notebooks)}, "
+        f"{points:g} points (give the Gradescope assignment as many)"
+    )
     return 0
 
 

@@ -1,13 +1,15 @@
-"""Writing a report as JUnit XML and as Markdown (also used for GitHub's job summary)."""
+"""Writing a report as JUnit XML, Markdown (also used for GitHub's job summary), an
+nbgrader-style grades CSV, and Gradescope's results.json."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from autograder.report import STATUS_MARKS, Report
+from autograder.report import STATUS_MARKS, ExerciseResult, Report, StudentResult, TestResult
 
 
 def _points(value: float) -> str:
@@ -139,6 +141,58 @@ def to_csv(report: Report) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
+
+
+# Gradescope's visibilities: shown at once, or once the instructor publishes the grades.
+SHOWN_AT_ONCE = "visible"
+SHOWN_WHEN_PUBLISHED = "after_published"
+
+
+def to_gradescope(report: Report) -> str:
+    """Gradescope's ``results.json`` for a report of exactly one learner.
+
+    One test per test cell, named ``notebook › function › test cell``, with its
+    points and the report's own message as output. A result that tells something
+    about hidden tests is shown when grades are published, the others at once.
+    The top-level output holds the notes on the notebooks; the grader's console
+    output (stdout) is for instructors only. Raises ValueError for any other number
+    of learners: Gradescope takes one submission per results.json.
+    """
+    if len(report.students) != 1:
+        raise ValueError(f"Gradescope takes one learner's results, not {len(report.students)}")
+    student = report.students[0]
+    tests = [_gradescope_test(e, test) for e in student.exercises for test in e.tests]
+    results = {
+        "score": student.score,
+        "output": _gradescope_output(student, tests),
+        "visibility": SHOWN_AT_ONCE,
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+
+
+def _gradescope_test(exercise: ExerciseResult, test: TestResult) -> dict[str, object]:
+    return {
+        "name": f"{exercise.notebook} › {exercise.name} › {test.name}",
+        "score": test.points,
+        "max_score": test.max_points,
+        "status": "passed" if test.outcome == "passed" else "failed",
+        "output": test.message,
+        "visibility": SHOWN_WHEN_PUBLISHED if test.hidden else SHOWN_AT_ONCE,
+    }
+
+
+def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -> str:
+    lines = []
+    waiting = sum(test["visibility"] == SHOWN_WHEN_PUBLISHED for test in tests)
+    if waiting:
+        lines.append(
+            f"{waiting} of {len(tests)} results depend on hidden tests: "
+            "they are shown once grades are published."
+        )
+    lines += [f"{n.notebook}: {n.message}" if n.notebook else n.message for n in student.notes]
+    return "\n".join(lines)
 
 
 def write_text(path: Path, text: str) -> None:

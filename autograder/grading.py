@@ -81,6 +81,7 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
                         points=test.points if verdict.passed else 0.0,
                         max_points=test.points,
                         message=clean(verdict.message),
+                        hidden=verdict.hidden,
                     )
                 )
             graded.tampered = any(t.grade_id in context.tampered for t in function.tests)

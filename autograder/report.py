@@ -24,6 +24,10 @@ STATUS_MARKS = {
 
 @dataclass
 class TestResult:
+    """One test cell's result. ``hidden`` is true when the result tells something
+    about the cell's hidden tests (see :class:`~autograder.verdicts.Verdict`); a
+    result recorded without it, as in older reports, counts as hidden."""
+
     __test__ = False  # not a pytest test class, despite the name
 
     name: str
@@ -31,6 +35,7 @@ class TestResult:
     points: float
     max_points: float
     message: str = ""
+    hidden: bool = True
 
 
 @dataclass

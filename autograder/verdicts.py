@@ -20,10 +20,16 @@ _FAILED_TYPES = {"NotImplementedError", "UnsendableResult"}
 
 @dataclass(frozen=True)
 class Verdict:
-    """How one test cell ended: ``outcome`` is one of :data:`OUTCOMES`."""
+    """How one test cell ended: ``outcome`` is one of :data:`OUTCOMES`.
+
+    ``hidden`` is true when the verdict tells something about the cell's hidden
+    tests: they all passed, or the cell stopped inside them. A cell that stopped
+    before reaching them, or never ran, says nothing the visible tests do not.
+    """
 
     outcome: str
     message: str = ""
+    hidden: bool = False
 
     @property
     def passed(self) -> bool:
@@ -40,24 +46,26 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
     try:
         exec(code, namespace)
     except AssertionError as exc:
-        return Verdict("failed", _assertion_message(exc, test))
-    except CallTimeout:
+        return Verdict("failed", _assertion_message(exc, test), _in_hidden(exc, test))
+    except CallTimeout as exc:
         return Verdict(
             "timeout",
             f"{test.function} did not return within the time limit: "
             "look for a loop that never ends.",
+            _in_hidden(exc, test),
         )
     except WorkerCrashed as exc:
-        return Verdict("crashed", f"{exc} while {test.function} was running.")
-    except FunctionMissing as exc:
-        return Verdict("missing", _missing_message(exc, notebook))
-    except LearnerError as exc:
         return Verdict(
-            _learner_error_outcome(exc), _learner_error_message(exc, _in_hidden(exc, test))
+            "crashed", f"{exc} while {test.function} was running.", _in_hidden(exc, test)
         )
+    except FunctionMissing as exc:
+        return Verdict("missing", _missing_message(exc, notebook), _in_hidden(exc, test))
+    except LearnerError as exc:
+        hidden = _in_hidden(exc, test)
+        return Verdict(_learner_error_outcome(exc), _learner_error_message(exc, hidden), hidden)
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
-        return Verdict("failed", _local_error_message(exc, test))
-    return Verdict("passed")
+        return Verdict("failed", _local_error_message(exc, test), _in_hidden(exc, test))
+    return Verdict("passed", hidden=bool(test.hidden_lines))
 
 
 def _failing_line(exc: BaseException, test: TestCell) -> int | None:

@@ -77,6 +77,12 @@ def test_the_security_page_is_built_and_states_the_isolation_modes(built):
         assert phrase in html
 
 
+def test_the_gradescope_page_shows_both_scripts_and_the_isolation(built):
+    text = re.sub(r"<[^>]+>", "", _page(built, "gradescope"))
+    for phrase in ("python3.11 -m venv", "--gradescope", "after_published", "isolation: process"):
+        assert phrase in text, phrase
+
+
 def _page(built: Path, name: str) -> str:
     return (built / "book" / f"{name}.html").read_text(encoding="utf-8")
 

@@ -40,6 +40,15 @@ def test_a_hidden_failure_shows_only_the_authored_message():
     assert result.message == "Reread Section X."
 
 
+def test_a_visible_failure_tells_nothing_about_the_hidden_tests():
+    assert verdict(lambda x: x).hidden is False
+
+
+def test_a_pass_or_a_hidden_failure_tells_something_about_the_hidden_tests():
+    assert verdict(lambda x: 2 * x).hidden is True
+    assert verdict(lambda x: 2 if x == 1 else 0).hidden is True
+
+
 def test_a_hidden_failure_without_a_message_reveals_neither_code_nor_input():
     result = verdict(lambda x: 2 if x == 1 else 0, cell(message=""))
     assert result.message == "A hidden test of f failed."

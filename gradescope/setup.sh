@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image from
+# the zip unpacked in /autograder/source.
+set -euo pipefail
+cd "$(dirname "$0")"
+export DEBIAN_FRONTEND=noninteractive
+
+apt-get update -qq
+if ! apt-get install -y -qq python3.11 python3.11-venv; then
+  # Ubuntu 22.04 carries Python 3.11; for 20.04 and 24.04 it comes from deadsnakes.
+  apt-get install -y -qq software-properties-common
+  add-apt-repository -y ppa:deadsnakes/ppa
+  apt-get update -qq
+  apt-get install -y -qq python3.11 python3.11-venv
+fi
+# The grader walls each notebook off with bubblewrap where the container lets it.
+apt-get install -y -qq bubblewrap
+
+python3.11 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -r requirements.txt
+
+# Grade the reference solutions once: an image that cannot grade fails here, at
+# upload, rather than on a learner's submission.
+.venv/bin/python -m autograder grade solutions --no-cache --fail-under 100

@@ -1,0 +1,214 @@
+"""Gradescope: results.json from a one-learner report, and the autograder zip."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import formats
+from autograder.registry import SOLUTIONS
+from autograder.report import Report
+from conftest import run_cli, write_variant
+
+TEST_FIELDS = {"name", "score", "max_score", "output", "visibility"}
+
+# Passes count_leaves' visible tests, then fails its first hidden one.
+NONE_IS_A_LEAF = """
+def count_leaves(tree, *, none_is_leaf=False):
+    return len(jax.tree.leaves(tree, is_leaf=lambda node: node is None))
+"""
+# Fails is_leaf_type's visible tests.
+ALWAYS_A_LEAF = """
+def is_leaf_type(value):
+    return True
+"""
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[dict, dict, Path]:
+    """One learner's folder: leaves.ipynb with one hidden and one visible failure, a
+    notebook that is not the course's, and no other chapter.
+
+    Returns the JSON report, the results.json and the report's path.
+    """
+    root = tmp_path_factory.mktemp("gradescope")
+    learner = root / "learner"
+    leaves = SOLUTIONS / "leaves" / "leaves.ipynb"
+    replacements = {"count_leaves": NONE_IS_A_LEAF, "is_leaf_type": ALWAYS_A_LEAF}
+    write_variant(leaves, learner / "leaves.ipynb", replacements)
+    shutil.copy(leaves, learner / "scratch.ipynb")
+    report, results = root / "report.json", root / "results.json"
+    done = run_cli("grade", learner, "--json", report, "--gradescope", results)
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text()), json.loads(results.read_text()), report
+
+
+def _report_tests(report: dict) -> dict[str, dict]:
+    """The report's tests by their Gradescope name."""
+    return {
+        f"{e['notebook']} › {e['name']} › {t['name']}": t
+        for s in report["students"]
+        for e in s["exercises"]
+        for t in e["tests"]
+    }
+
+
+def _result(results: dict, function: str) -> dict:
+    return next(t for t in results["tests"] if f"leaves.ipynb › {function} ›" in t["name"])
+
+
+def test_the_score_is_the_reports_and_the_sum_of_its_tests(graded, course):
+    report, results, _ = graded
+    assert results["score"] == report["score"] == course.function("leaves_in_order").points
+    assert sum(test["score"] for test in results["tests"]) == results["score"]
+
+
+def test_every_test_cell_is_one_test_with_the_fields_gradescope_reads(graded):
+    report, results, _ = graded
+    assert [test["name"] for test in results["tests"]] == list(_report_tests(report))
+    for test in results["tests"]:
+        assert test.keys() >= TEST_FIELDS
+        assert test["status"] == ("passed" if test["score"] == test["max_score"] else "failed")
+
+
+def test_results_that_depend_on_hidden_tests_wait_until_grades_are_published(graded):
+    report, results, _ = graded
+    expected = {name: t["hidden"] for name, t in _report_tests(report).items()}
+    for test in results["tests"]:
+        waits = test["visibility"] == "after_published"
+        assert waits == expected[test["name"]], test["name"]
+        assert test["visibility"] in ("visible", "after_published")
+    assert _result(results, "count_leaves")["visibility"] == "after_published"
+    assert _result(results, "leaves_in_order")["visibility"] == "after_published"
+    assert _result(results, "is_leaf_type")["visibility"] == "visible"
+    missing = next(t for t in results["tests"] if t["name"].startswith("structure.ipynb"))
+    assert missing["visibility"] == "visible"
+
+
+def test_a_failed_hidden_test_shows_only_its_authored_message(graded):
+    report, results, _ = graded
+    failed = _result(results, "count_leaves")
+    authored = _report_tests(report)[failed["name"]]["message"]
+    assert failed["output"] == authored
+    assert authored.startswith("By default None is a node with no children")
+
+
+def test_notes_on_the_notebooks_go_to_the_top_level_output(graded):
+    _, results, _ = graded
+    assert "scratch.ipynb is not a course notebook; ignored" in results["output"]
+    assert "structure.ipynb: structure.ipynb was not found" in results["output"]
+    assert results["stdout_visibility"] == "hidden"
+
+
+def test_merge_writes_the_same_results_for_one_learner(graded, tmp_path):
+    _, results, report = graded
+    done = run_cli("merge", report, "--gradescope", tmp_path / "results.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "results.json").read_text()) == results
+
+
+def test_grade_refuses_several_learners_with_exit_2(tmp_path):
+    leaves = SOLUTIONS / "leaves" / "leaves.ipynb"
+    for student in ("ada", "bob"):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        shutil.copy(leaves, tmp_path / "class" / student / "leaves.ipynb")
+    results = tmp_path / "results.json"
+    done = run_cli("grade", tmp_path / "class", "--gradescope", results)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: --gradescope writes one learner's results, but there are 2 here "
+        "(Gradescope grades each submission on its own)"
+    ]
+    assert not results.exists()
+
+
+def test_merge_refuses_several_learners_with_exit_2(graded, tmp_path):
+    report, _, _ = graded
+    parts = []
+    for name in ("ada", "bob"):
+        student = {**report["students"][0], "student": name}
+        parts.append(tmp_path / f"{name}.json")
+        parts[-1].write_text(json.dumps({**report, "students": [student]}))
+    done = run_cli("merge", *parts, "--gradescope", tmp_path / "results.json")
+    assert done.returncode == 2 and "there are 2 here" in done.stderr
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_a_report_that_predates_the_hidden_flag_shows_nothing_before_publication(graded):
+    report = copy.deepcopy(graded[0])
+    for student in report["students"]:
+        for exercise in student["exercises"]:
+            for test in exercise["tests"]:
+                del test["hidden"]
+    results = json.loads(formats.to_gradescope(Report.from_dict(report)))
+    assert {test["visibility"] for test in results["tests"]} == {"after_published"}
+
+
+def _bundle(tmp_path: Path, *chapters: str) -> Path:
+    out = tmp_path / "autograder.zip"
+    done = run_cli("gradescope-bundle", out, *[f"--chapter={c}" for c in chapters])
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_the_bundle_holds_setup_sh_and_an_executable_run_autograder(tmp_path):
+    with zipfile.ZipFile(_bundle(tmp_path)) as archive:
+        names = set(archive.namelist())
+        assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/cli.py"} <= names
+        mode = archive.getinfo("run_autograder").external_attr >> 16
+        assert mode & 0o111 == 0o111
+        for script in ("setup.sh", "run_autograder"):
+            syntax = subprocess.run(["bash", "-n"], input=archive.read(script), check=False)
+            assert syntax.returncode == 0, script
+
+
+def test_a_chapter_bundle_holds_only_that_chapters_notebooks(tmp_path, course):
+    with zipfile.ZipFile(_bundle(tmp_path, "leaves")) as archive:
+        notebooks = sorted(n for n in archive.namelist() if n.endswith(".ipynb"))
+    assert notebooks == ["exercises/leaves/leaves.ipynb", "solutions/leaves/leaves.ipynb"]
+
+
+def test_an_unknown_chapter_exits_2(tmp_path):
+    done = run_cli("gradescope-bundle", tmp_path / "a.zip", "--chapter", "nowhere")
+    assert done.returncode == 2 and "'nowhere' is not a chapter" in done.stderr
+
+
+def _run_autograder(tmp_path: Path, submitted: dict[str, Path]) -> dict:
+    """Unpack a one-chapter bundle as Gradescope does and run its run_autograder."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(_bundle(tmp_path, "leaves")) as archive:
+        archive.extractall(root / "source")
+    (root / "source" / ".venv").symlink_to(sys.prefix)
+    (root / "submission").mkdir()
+    for name, source in submitted.items():
+        shutil.copy(source, root / "submission" / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        ["bash", root / "source" / "run_autograder"],
+        env={**env, "AUTOGRADER_ROOT": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_run_autograder_grades_the_submitted_notebook(tmp_path, course):
+    leaves = course.notebook("leaves")
+    results = _run_autograder(tmp_path, {"leaves.ipynb": leaves.path})
+    assert results["score"] == leaves.points
+    assert {t["name"].split(" › ")[0] for t in results["tests"]} == {"leaves.ipynb"}
+
+
+def test_run_autograder_without_a_notebook_says_so(tmp_path):
+    results = _run_autograder(tmp_path, {"notes.txt": SOLUTIONS.parent / "LICENSE"})
+    assert results["score"] == 0 and "No notebook" in results["output"]
