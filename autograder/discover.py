@@ -46,8 +46,13 @@ def find_submissions(path: Path, course: Course) -> list[Submission]:
     return [_collect(student.name, student, course) for student in students]
 
 
+LINKED = "is a symbolic link; only regular files and folders are graded"
+
+
 def _single_notebook(path: Path, course: Course) -> Submission:
     ids = [notebook.id for notebook in course.notebooks]
+    if path.is_symlink():
+        raise UnusableInput(f"{path} {LINKED}")
     if path.stem not in ids:
         names = ", ".join(f"{i}.ipynb" for i in ids)
         raise UnusableInput(f"{path.name} is not one of the course's notebooks ({names})")
@@ -60,12 +65,24 @@ def _is_one_learner(folder: Path, course: Course) -> bool:
 
 
 def _collect(student: str, folder: Path, course: Course) -> Submission:
+    """A learner's notebooks under ``folder``.
+
+    Symbolic links are never followed: a link to the course's own solutions would
+    otherwise be graded as the learner's work.
+    """
+    submission = Submission(student=student, notebooks={})
+    if folder.is_symlink():
+        submission.notebooks = {notebook.id: None for notebook in course.notebooks}
+        submission.notes.append(f"the folder {folder.name} {LINKED}")
+        return submission
     found: dict[str, list[Path]] = {}
     for path in sorted(folder.rglob("*.ipynb")):
         if ".ipynb_checkpoints" in path.parts:
             continue
+        if _is_linked(path, folder):
+            submission.notes.append(f"{path.relative_to(folder)} {LINKED}")
+            continue
         found.setdefault(path.stem, []).append(path)
-    submission = Submission(student=student, notebooks={})
     for notebook in course.notebooks:
         candidates = sorted(found.pop(notebook.id, []), key=lambda p: (len(p.parts), str(p)))
         submission.notebooks[notebook.id] = candidates[0] if candidates else None
@@ -78,3 +95,8 @@ def _collect(student: str, folder: Path, course: Course) -> Submission:
         for path in paths:
             submission.notes.append(f"{path.relative_to(folder)} is not a course notebook; ignored")
     return submission
+
+
+def _is_linked(path: Path, folder: Path) -> bool:
+    """Whether ``path``, or a folder between ``folder`` and it, is a symbolic link."""
+    return any(p.is_symlink() for p in (path, *path.parents) if p != folder and folder in p.parents)
