@@ -1,8 +1,10 @@
-"""``python -m autograder``: grade, merge, check, status, seal, generate and gradescope-bundle.
+"""``python -m autograder``: grade and merge, check and status, seal, generate, release.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
-``grade --fail-under`` is not met or ``check`` finds a function that does not pass
-yet; 2 for unusable arguments or unreadable input, with a one-line reason.
+``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
+solved; 2 for unusable arguments or unreadable input, with a one-line reason.
+
+In a learners' release (no ``solutions/`` folder) only ``check`` and ``status`` exist.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from autograder import compiled, console, formats, processes, progress
+from autograder import checking, compiled, console, formats, processes, progress
 from autograder.batch import ResultCache, default_cache_folder, shard
 from autograder.compiled import CompileStore
 from autograder.discover import Submission, UnusableInput, find_submissions
@@ -25,28 +27,44 @@ from autograder.gradescope import write_bundle
 from autograder.grading import grade_all, grade_submission
 from autograder.isolation import BUBBLEWRAP, isolation
 from autograder.reference import seal_notebook
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, Course, CourseError, load_course
+from autograder.registry import (
+    EXERCISES,
+    REPO_ROOT,
+    SOLUTIONS,
+    Course,
+    CourseError,
+    learner_course_folder,
+    load_course,
+)
+from autograder.release import ReleaseError, write_release
 from autograder.report import Report, merge_reports
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    parser = _parser(instructor=SOLUTIONS.is_dir())
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (UnusableInput, CourseError) as exc:
+    except (UnusableInput, CourseError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder", description=__doc__.splitlines()[0]
-    )
+def _parser(instructor: bool) -> argparse.ArgumentParser:
+    """The commands: all of them with the course's ``solutions/``, the learner's two without."""
+    learner = "Check your exercise notebooks and see your progress."
+    description = __doc__.splitlines()[0] if instructor else learner
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=description)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    if instructor:
+        _add_instructor_commands(commands)
+    _add_learner_commands(commands)
+    return parser
 
+
+def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     grade = commands.add_parser(
         "grade", help="grade one notebook, one learner's folder, or a class"
     )
@@ -84,19 +102,6 @@ def _parser() -> argparse.ArgumentParser:
     _add_outputs(merge)
     merge.set_defaults(run=_merge)
 
-    check = commands.add_parser("check", help="run the visible tests of your notebook, with hints")
-    check.add_argument("notebook", type=Path, metavar="NOTEBOOK")
-    check.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="run your notebook without bubblewrap (for your own machine; grading always uses it)",
-    )
-    _add_limits(check)
-    check.set_defaults(run=_check)
-
-    status = commands.add_parser("status", help="show your progress through the exercises")
-    status.set_defaults(run=_status)
-
     seal = commands.add_parser(
         "seal", help="seal each reference solution into solutions/ for solution() to reveal"
     )
@@ -107,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     generate.set_defaults(run=_generate)
 
+    release = commands.add_parser(
+        "release", help="write the learners' repository: exercises, visible tests, check workflow"
+    )
+    release.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder")
+    release.set_defaults(run=_release)
+
     bundle = commands.add_parser(
         "gradescope-bundle", help="package the grader and the course as a Gradescope autograder zip"
     )
@@ -116,7 +127,27 @@ def _parser() -> argparse.ArgumentParser:
         help="grade only this chapter's notebook; repeat for several (default: every chapter)",
     )  # fmt: skip
     bundle.set_defaults(run=_gradescope_bundle)
-    return parser
+
+
+def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
+    check = commands.add_parser(
+        "check", help="run the visible tests of your notebooks, with feedback and hints"
+    )
+    which = check.add_mutually_exclusive_group(required=True)
+    which.add_argument("notebook", type=Path, nargs="?", metavar="NOTEBOOK")
+    which.add_argument(
+        "--all", action="store_true", help="check every notebook of exercises/, in chapter order"
+    )
+    check.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run your notebook without bubblewrap (for your own machine; grading always uses it)",
+    )
+    _add_limits(check)
+    check.set_defaults(run=_check)
+
+    status = commands.add_parser("status", help="show your progress through the exercises")
+    status.set_defaults(run=_status)
 
 
 def _add_outputs(parser: argparse.ArgumentParser) -> None:
@@ -308,28 +339,40 @@ def _write_outputs(args: argparse.Namespace, report: Report) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    course = load_course(EXERCISES)
-    path: Path = args.notebook
+    course = load_course(learner_course_folder())
+    notebooks = _all_notebooks(course) if args.all else _one_notebook(args.notebook, course)
+    result = grade_submission(Submission("your notebooks", notebooks), course, _limits(args))
+    out = console.console()
+    console.print_feedback(out, result)
+    progress.record({e.name: e.status == "passed" for e in result.exercises})
+    states = checking.notebook_states(result)
+    if len(states) > 1:
+        console.print_check_summary(out, states)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        formats.append_text(Path(os.environ["GITHUB_STEP_SUMMARY"]), checking.to_markdown(result))
+    out.print(checking.conclusion(states))
+    return 0 if all(state.solved for state in states) else 1
+
+
+def _all_notebooks(course: Course) -> dict[str, Path | None]:
+    """The learner's copy of every notebook; None (reported as missing) where there is none."""
+    paths = {
+        notebook.id: EXERCISES / notebook.id / notebook.filename for notebook in course.notebooks
+    }
+    return {notebook_id: path if path.is_file() else None for notebook_id, path in paths.items()}
+
+
+def _one_notebook(path: Path, course: Course) -> dict[str, Path | None]:
     if not path.is_file():
         raise UnusableInput(f"{path} is not a notebook file")
     ids = [notebook.id for notebook in course.notebooks]
     if path.stem not in ids:
         raise UnusableInput(f"{path.name} is not one of the course's notebooks ({', '.join(ids)})")
-    result = grade_submission(Submission("your notebook", {path.stem: path}), course, _limits(args))
-    out = console.console()
-    console.print_feedback(out, result)
-    progress.record({e.name: e.status == "passed" for e in result.exercises})
-    passed = all(e.status == "passed" for e in result.exercises)
-    out.print(
-        "All visible tests pass. The graded run adds hidden tests on other inputs."
-        if passed
-        else "Not everything passes yet: read the feedback and hints above, then check again."
-    )
-    return 0 if passed else 1
+    return {path.stem: path}
 
 
 def _status(args: argparse.Namespace) -> int:
-    console.print_status(console.console(), load_course(EXERCISES), progress.load())
+    console.print_status(console.console(), load_course(learner_course_folder()), progress.load())
     return 0
 
 
@@ -352,6 +395,16 @@ def _seal(args: argparse.Namespace) -> int:
     for notebook in load_course(SOLUTIONS).notebooks:
         if seal_notebook(notebook):
             print(f"sealed {notebook.path.relative_to(REPO_ROOT)}")
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    written = write_release(args.out)
+    notebooks = sum(path.parts[0] == "exercises" for path in written)
+    print(
+        f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
+        "checker and its workflow; its README.md says how learners use it"
+    )
     return 0
 
 

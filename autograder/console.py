@@ -16,6 +16,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from autograder.checking import NotebookState
 from autograder.registry import Course
 from autograder.report import STATUS_MARKS, Report, StudentResult
 
@@ -87,8 +88,16 @@ def print_student(out: Console, student: StudentResult) -> None:
 
 
 def print_feedback(out: Console, student: StudentResult) -> None:
-    """One paragraph per function, with its message and first hint: what ``check`` shows."""
+    """One paragraph per function, with its message and first hint: what ``check`` shows.
+
+    When ``student`` holds several notebooks, each notebook's functions follow its name.
+    """
+    several = len({exercise.notebook for exercise in student.exercises}) > 1
+    notebook = None
     for exercise in student.exercises:
+        if several and exercise.notebook != notebook:
+            notebook = exercise.notebook
+            out.print(f"[bold]{notebook}[/bold]")
         score = f"{_points(exercise.score)} / {_points(exercise.max_score)}"
         out.print(
             f"{STATUS_MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}"
@@ -100,6 +109,21 @@ def print_feedback(out: Console, student: StudentResult) -> None:
             out.print(f"   Hint: {exercise.hint}", markup=False)
     for note in student.notes:
         out.print(f"   note: {note.message}", markup=False)
+
+
+def print_check_summary(out: Console, states: list[NotebookState]) -> None:
+    """One row per checked notebook: how many functions pass, and whether it is solved."""
+    table = Table(title="Your notebooks")
+    for column in ("Notebook", "Functions passing", "State"):
+        table.add_column(column, justify="right" if column == "Functions passing" else "left")
+    for state in states:
+        style = "green" if state.solved else "red"
+        table.add_row(
+            state.notebook,
+            f"{state.passing} / {state.functions}",
+            f"[{style}]{state.state}[/{style}]",
+        )
+    out.print(table)
 
 
 def print_status(out: Console, course: Course, states: dict[str, str]) -> None:

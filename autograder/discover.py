@@ -4,7 +4,8 @@ Accepted layouts:
 
 - ``PATH`` is a notebook file: one learner, that one notebook;
 - ``PATH`` holds notebooks (directly or in ``<id>/`` folders, as ``exercises/`` and
-  ``solutions/`` do): one learner;
+  ``solutions/`` do), or is a learners' repository as ``release`` writes it
+  (``exercises/<id>/``): one learner;
 - ``PATH`` holds one folder per learner (``<student>/<notebook>.ipynb``), or
   nbgrader's ``submitted/<student>/<assignment>/<notebook>.ipynb`` below it.
 """
@@ -14,7 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.registry import Course
+from autograder.registry import COURSE_COPY, REPO_ROOT, Course
+
+# A learners' release (see autograder.release) holds the checker's own copy of the
+# notebooks there: it is never the learner's work.
+_COURSE_COPY_PARTS = COURSE_COPY.relative_to(REPO_ROOT).parts
 
 
 class UnusableInput(Exception):
@@ -61,7 +66,9 @@ def _single_notebook(path: Path, course: Course) -> Submission:
 
 def _is_one_learner(folder: Path, course: Course) -> bool:
     ids = {notebook.id for notebook in course.notebooks}
-    return any(folder.glob("*.ipynb")) or any((folder / i).is_dir() for i in ids)
+    return any(folder.glob("*.ipynb")) or any(
+        (folder / i).is_dir() or (folder / "exercises" / i).is_dir() for i in ids
+    )
 
 
 def _collect(student: str, folder: Path, course: Course) -> Submission:
@@ -77,7 +84,7 @@ def _collect(student: str, folder: Path, course: Course) -> Submission:
         return submission
     found: dict[str, list[Path]] = {}
     for path in sorted(folder.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts:
+        if ".ipynb_checkpoints" in path.parts or _in_course_copy(path.relative_to(folder)):
             continue
         if _is_linked(path, folder):
             submission.notes.append(f"{path.relative_to(folder)} {LINKED}")
@@ -100,3 +107,8 @@ def _collect(student: str, folder: Path, course: Course) -> Submission:
 def _is_linked(path: Path, folder: Path) -> bool:
     """Whether ``path``, or a folder between ``folder`` and it, is a symbolic link."""
     return any(p.is_symlink() for p in (path, *path.parents) if p != folder and folder in p.parents)
+
+
+def _in_course_copy(relative: Path) -> bool:
+    parts, size = relative.parts, len(_COURSE_COPY_PARTS)
+    return any(parts[i : i + size] == _COURSE_COPY_PARTS for i in range(len(parts) - size + 1))

@@ -16,7 +16,7 @@ from typing import Any
 
 from autograder import progress, sealing
 from autograder.reference import label, probe_results
-from autograder.registry import EXERCISES, GradedFunction, load_course
+from autograder.registry import GradedFunction, learner_course_folder, load_course
 from autograder.verdicts import run_test_cell
 
 _hints_shown: dict[str, int] = {}
@@ -27,7 +27,7 @@ def _grading() -> bool:
 
 
 def _function(name: str) -> GradedFunction | None:
-    course = load_course(EXERCISES)
+    course = load_course(learner_course_folder())
     try:
         return course.function(name)
     except KeyError:

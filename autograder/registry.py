@@ -10,6 +10,7 @@ declared a second time.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +21,10 @@ import nbformat
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO_ROOT / "solutions"
 EXERCISES = REPO_ROOT / "exercises"
+# Only in a learners' release: the checker's own copy of exercises/, and the chapters'
+# order (the release has no _toc.yml).
+COURSE_COPY = Path(__file__).resolve().parent / "course"
+CHAPTERS_FILE = COURSE_COPY / "chapters.json"
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
@@ -92,7 +97,7 @@ class ExerciseNotebook:
     @property
     def released_path(self) -> Path:
         """The learner's version of this notebook, as nbgrader generated it."""
-        return EXERCISES / self.id / self.filename
+        return learner_course_folder() / self.id / self.filename
 
     @property
     def points(self) -> float:
@@ -125,19 +130,45 @@ class Course:
         return sum(notebook.points for notebook in self.notebooks)
 
 
+def learner_course_folder() -> Path:
+    """Where ``check``, ``status`` and the notebooks' helpers read the course from.
+
+    In the course's repository that is ``exercises/``. A learners' release holds
+    the checker's own copy of it, so that editing a locked cell of a notebook
+    changes neither the tests that run nor what counts as tampering.
+    """
+    return COURSE_COPY if COURSE_COPY.is_dir() else EXERCISES
+
+
 @cache
 def load_course(directory: Path = SOLUTIONS) -> Course:
     """Every ``<id>/<id>.ipynb`` under ``directory``, sorted by chapter order.
 
-    Chapter order is the order of ``_toc.yml`` when the chapter is listed there,
-    then the id.
+    Chapter order is :func:`chapter_order`'s when the chapter is listed there, then
+    the id.
     """
     paths = sorted(path for path in directory.glob("*/*.ipynb") if path.stem == path.parent.name)
     if not paths:
         raise CourseError(f"no exercise notebooks under {directory}")
-    order = toc_order()
+    order = chapter_order()
     paths.sort(key=lambda path: (order.get(path.stem, len(order)), path.stem))
     return Course(tuple(load_notebook(path) for path in paths))
+
+
+def chapter_order() -> dict[str, int]:
+    """Chapter ids in reading order: ``_toc.yml``'s, or else a release's ``chapters.json``'s."""
+    return toc_order() or released_order()
+
+
+def released_order() -> dict[str, int]:
+    """Chapter ids in the order a release's ``chapters.json`` lists them (none without one)."""
+    try:
+        chapters = json.loads(CHAPTERS_FILE.read_text(encoding="utf-8")).get("chapters")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(chapters, list):
+        return {}
+    return {str(chapter): index for index, chapter in enumerate(chapters)}
 
 
 def toc_order() -> dict[str, int]:

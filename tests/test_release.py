@@ -1,0 +1,272 @@
+"""``python -m autograder release OUT``: the learners' repository, and its check run there."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.discover import find_submissions
+from autograder.registry import REPO_ROOT, SOLUTIONS, Course
+from autograder.release import (
+    ReleaseError,
+    learner_requirements,
+    require_current,
+    require_no_markers,
+    write_release,
+)
+from conftest import run_cli, write_variant
+
+# Shorter lines ("return out", "node = out") are what any code is made of, and so are
+# a block's opening lines ("except Exception:", "if r.random() < 0.5:").
+SIGNIFICANT = 16
+REGION = re.compile(
+    r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1[^\n]*$", re.M | re.S
+)
+
+
+def _regions(source: str, kind: str) -> list[str]:
+    return [body for found, body in REGION.findall(source) if found == kind]
+
+
+def _public_text(notebooks: list[nbformat.NotebookNode]) -> str:
+    """What the course shows learners anyway: every cell without its regions, and the hints."""
+    parts = []
+    for nb in notebooks:
+        for cell in nb.cells:
+            parts.append(REGION.sub("", cell.source))
+            parts.extend(cell.metadata.get("course", {}).get("hints", []))
+    return "\n".join(parts)
+
+
+def _secrets(folder: Path) -> set[str]:
+    """Each solution region and hidden test of ``folder``'s notebooks, whole, and each of
+    their significant lines that the course does not show learners elsewhere."""
+    notebooks = [nbformat.read(path, as_version=4) for path in sorted(folder.glob("*/*.ipynb"))]
+    public = _public_text(notebooks)
+    secrets = set()
+    for nb in notebooks:
+        for cell in nb.cells:
+            for kind in ("SOLUTION", "HIDDEN TESTS"):
+                for body in _regions(cell.source, kind):
+                    lines = {line.strip() for line in body.splitlines()}
+                    significant = {
+                        s for s in lines if len(s) >= SIGNIFICANT and not s.endswith(":")
+                    }
+                    secrets |= {s for s in {body.strip(), *significant} if s not in public}
+    return secrets
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in decoded JSON; a list of strings (a cell's source) also joined."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        if value and all(isinstance(item, str) for item in value):
+            yield "".join(value)
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
+def _searchable(path: Path) -> str:
+    """The file as stored and, for JSON such as a notebook, its strings as written."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        return text + "\n" + "\n".join(_strings(json.loads(text)))
+    except ValueError:
+        return text
+
+
+def _found(folder: Path, secrets: set[str]) -> list[tuple[str, str]]:
+    texts = {path: _searchable(path) for path in sorted(folder.rglob("*")) if path.is_file()}
+    return [
+        (str(path.relative_to(folder)), secret)
+        for path, text in texts.items()
+        for secret in secrets
+        if secret in text
+    ]
+
+
+def _released(tmp: Path) -> Path:
+    out = tmp / "learners"
+    write_release(out)
+    return out
+
+
+def _run_released(out: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``python -m autograder ARGS`` as a learner runs it: from OUT, with nothing of this repo."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("PYTHONPATH", "PYTREES_PROGRESS")
+    }
+    env["GITHUB_STEP_SUMMARY"] = str(out.parent / "summary.md")
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=out,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def _check_all(out: Path) -> subprocess.CompletedProcess[str]:
+    where = _run_released(out, "-c", "import autograder; print(autograder.__file__)")
+    assert where.stdout.strip() == str(out / "autograder" / "__init__.py"), where.stderr
+    return _run_released(out, "-m", "autograder", "check", "--all")
+
+
+@pytest.fixture(scope="module")
+def untouched(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A fresh release, and its check of the exercises as released."""
+    out = _released(tmp_path_factory.mktemp("untouched"))
+    return out, _check_all(out)
+
+
+def test_release_ships_the_exercise_notebooks_byte_for_byte(tmp_path, released_course):
+    out = _released(tmp_path)
+    shipped = sorted(p.relative_to(out) for p in (out / "exercises").rglob("*") if p.is_file())
+    expected = [n.path.relative_to(REPO_ROOT) for n in released_course.notebooks]
+    assert shipped == sorted(expected)
+    for relative in expected:
+        assert (out / relative).read_bytes() == (REPO_ROOT / relative).read_bytes()
+
+
+def test_release_holds_no_solution_region_and_no_hidden_test(tmp_path):
+    secrets = _secrets(SOLUTIONS)
+    # The search itself must work: it finds them in the course's own notebooks.
+    assert len(secrets) > 100 and _found(SOLUTIONS, secrets)
+    out = _released(tmp_path)
+    assert not (out / "solutions").exists()
+    assert _found(out, secrets) == []
+
+
+def test_release_refuses_a_folder_that_is_not_empty(tmp_path):
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    done = run_cli("release", out)
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip() == f"error: {out} exists and is not empty; give a new or empty folder"
+    )
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_release_refuses_a_notebook_that_still_holds_a_solution_region():
+    path = SOLUTIONS / "leaves" / "leaves.ipynb"
+    with pytest.raises(ReleaseError, match="### BEGIN SOLUTION"):
+        require_no_markers(path, path.read_text(encoding="utf-8"))
+
+
+def test_release_refuses_exercises_out_of_date_with_solutions(course, released_course):
+    require_current(released_course, course)
+    first = released_course.notebooks[0]
+    function = dataclasses.replace(first.functions[0], hints=("an older hint",))
+    stale = dataclasses.replace(first, functions=(function, *first.functions[1:]))
+    with pytest.raises(ReleaseError, match=f"exercises/{first.id} is out of date"):
+        require_current(Course((stale, *released_course.notebooks[1:])), course)
+
+
+def test_release_pins_the_learners_requirements_as_the_course_does():
+    course_lines = set((REPO_ROOT / "requirements.txt").read_text().splitlines())
+    pinned = learner_requirements("\n".join(course_lines)).splitlines()[1:]
+    assert set(pinned) <= course_lines
+    assert {line.split("==")[0] for line in pinned} >= {"jax", "jaxlib", "nbformat", "jupyterlab"}
+    with pytest.raises(ReleaseError, match="does not pin jax"):
+        learner_requirements("numpy==2.4.6\n")
+
+
+def test_released_check_reports_untouched_exercises_as_not_yet_solved(untouched, released_course):
+    out, done = untouched
+    assert done.returncode == 1, done.stdout + done.stderr
+    for notebook in released_course.notebooks:
+        assert re.search(rf"{notebook.filename}\s.*not yet solved", done.stdout)
+    assert f"9 of 9 notebooks are not yet solved: {released_course.notebooks[0].filename}" in (
+        done.stdout
+    )
+    assert "is not written yet: it still raises NotImplementedError" in done.stdout
+
+
+def test_released_check_writes_its_table_to_the_job_summary(untouched, released_course):
+    out, _ = untouched
+    summary = (out.parent / "summary.md").read_text(encoding="utf-8")
+    assert f"**0 of {len(released_course.notebooks)}** notebook(s) solved" in summary
+    for notebook in released_course.notebooks:
+        assert f"| {notebook.filename} | 0 / {len(notebook.functions)} | ❌ not yet solved |" in (
+            summary
+        )
+
+
+def test_released_status_lists_the_chapters_in_reading_order(untouched, released_course):
+    out, _ = untouched
+    done = _run_released(out, "-m", "autograder", "status")
+    assert done.returncode == 0, done.stderr
+    # released_course is in the book's order, which is not the alphabetical one.
+    ids = [n.id for n in released_course.notebooks]
+    assert ids != sorted(ids)
+    positions = [done.stdout.index(f"│ {f.name} ") for f in released_course.functions]
+    assert positions == sorted(positions)
+
+
+def test_released_cli_offers_only_check_and_status(untouched):
+    out, _ = untouched
+    done = _run_released(out, "-m", "autograder", "grade", "exercises")
+    assert done.returncode == 2
+    assert "invalid choice: 'grade' (choose from 'check', 'status')" in done.stderr
+
+
+def test_released_check_passes_with_the_solution_notebooks_copied_in(tmp_path, course):
+    out = _released(tmp_path)
+    for notebook in course.notebooks:
+        shutil.copy(notebook.path, out / "exercises" / notebook.id / notebook.filename)
+    done = _check_all(out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"All visible tests pass, in all {len(course.notebooks)} notebooks." in done.stdout
+    assert "not yet solved" not in done.stdout
+
+
+def test_released_check_ignores_an_edited_test_cell(tmp_path):
+    out = _released(tmp_path)
+    notebook = out / "exercises" / "leaves" / "leaves.ipynb"
+    write_variant(notebook, notebook, {"test_count_leaves": "pass"})
+    done = _run_released(out, "-m", "autograder", "check", "exercises/leaves/leaves.ipynb")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "count_leaves is not written yet" in done.stdout
+    assert "the locked cell test_count_leaves was changed" in " ".join(done.stdout.split())
+
+
+def test_grading_a_class_of_learners_repositories_takes_their_exercises(tmp_path, course):
+    for student in ("alice", "bob"):
+        write_release(tmp_path / "class" / student)
+    submissions = find_submissions(tmp_path / "class", course)
+    assert [s.student for s in submissions] == ["alice", "bob"]
+    for submission in submissions:
+        expected = {
+            n.id: tmp_path / "class" / submission.student / "exercises" / n.id / n.filename
+            for n in course.notebooks
+        }
+        assert submission.notebooks == expected
+        assert submission.notes == []
+
+
+def test_grading_one_learners_repository_takes_its_exercises(tmp_path, course):
+    out = _released(tmp_path)
+    [submission] = find_submissions(out, course)
+    assert submission.notebooks == {
+        n.id: out / "exercises" / n.id / n.filename for n in course.notebooks
+    }
+    assert submission.notes == []
