@@ -9,6 +9,7 @@ every request, so the progress page shows the same as ``python -m autograder sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -75,11 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bind", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--directory", type=Path, default=REPO_ROOT / "_build" / "html")
     args = parser.parse_args(argv)
-    with make_server(args.directory, args.port, args.bind) as server:
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+    server = make_server(args.directory, args.port, args.bind)
+    # Ctrl-C is how ./course serve stops.
+    with server, contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
     return 0
 
 

@@ -79,6 +79,21 @@ def graded_exercises(tmp_path_factory) -> Graded:
 
 
 @pytest.fixture(scope="session")
+def built() -> Path:
+    """The book, built into ``_build/html`` once per test session, with warnings as errors."""
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    done = subprocess.run(
+        [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    return REPO_ROOT / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
 def course():
     return load_course(SOLUTIONS)
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,21 +10,6 @@ import pytest
 from autograder.registry import REPO_ROOT
 
 pytestmark = pytest.mark.slow
-HTML = REPO_ROOT / "_build" / "html"
-
-
-@pytest.fixture(scope="module")
-def built() -> Path:
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    done = subprocess.run(
-        [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
-    return HTML
 
 
 def test_the_book_builds_without_warnings(built):

@@ -104,7 +104,9 @@
   }
 
   function options(server) {
-    const page = (window.DOCUMENTATION_OPTIONS && window.DOCUMENTATION_OPTIONS.pagename) || "book";
+    // Sphinx declares DOCUMENTATION_OPTIONS with const: a global, but not on window.
+    const page =
+      (typeof DOCUMENTATION_OPTIONS !== "undefined" && DOCUMENTATION_OPTIONS.pagename) || "book";
     const dark = document.documentElement.dataset.theme === "dark";
     return {
       useBinder: false,

@@ -29,9 +29,11 @@
     }
   }
 
+  // Sphinx declares DOCUMENTATION_OPTIONS with const: a global, but not on window.
   function pageName() {
-    const options = window.DOCUMENTATION_OPTIONS;
-    return options && options.pagename ? options.pagename : null;
+    return typeof DOCUMENTATION_OPTIONS !== "undefined" && DOCUMENTATION_OPTIONS.pagename
+      ? DOCUMENTATION_OPTIONS.pagename
+      : null;
   }
 
   function watchForTheEnd() {
