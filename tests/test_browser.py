@@ -10,6 +10,7 @@ walk through the book is written to ``<basetemp>/screenshots/`` (pytest's
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import shutil
 import socket
@@ -388,6 +389,30 @@ def test_live_code_logs_no_console_error_and_stays_on_this_machine(live):
     _output_after_running(page, 0)
     assert problems == []
     assert learner.offsite == []
+
+
+def _sessions(jupyter: str) -> list[dict]:
+    with urllib.request.urlopen(jupyter + "/api/sessions", timeout=10) as response:
+        return json.load(response)
+
+
+def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
+    # A context without the request guard: the shutdown request is sent as the page
+    # goes away, and Playwright's routing does not pass such a request on.
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{site}book/structure.html?jupyter={jupyter}")
+    before = {session["id"] for session in _sessions(jupyter)}
+    _start_live_code(page)
+    page.locator(".pt-live-code[data-state=ready]").wait_for(timeout=KERNEL_SECONDS * 1000)
+    started = {session["id"] for session in _sessions(jupyter)} - before
+    assert len(started) == 1
+    page.goto(site + "book/intro.html")
+    deadline = time.monotonic() + 30
+    while started & {session["id"] for session in _sessions(jupyter)}:
+        assert time.monotonic() < deadline, "the kernel of the page left is still running"
+        time.sleep(0.3)
+    context.close()
 
 
 def test_live_code_without_a_server_says_how_to_start_one(visitor):

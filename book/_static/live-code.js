@@ -140,6 +140,19 @@
     "accept this page. To read the chapter as a notebook instead, use Binder in the " +
     "launch menu.</p>";
 
+  // The page's kernel goes when the page does, rather than idling in the learner's
+  // JupyterLab; keepalive lets the request outlive the page.
+  function shutDownOnLeaving(server) {
+    window.addEventListener("pagehide", function (event) {
+      const session = window.thebe && window.thebe.session;
+      if (event.persisted || !session) return;
+      fetch(server + "/api/sessions/" + encodeURIComponent(session.id), {
+        method: "DELETE",
+        keepalive: true,
+      }).catch(() => {});
+    });
+  }
+
   async function startLiveCode() {
     if (started) return;
     const server = serverUrl();
@@ -148,7 +161,7 @@
       say("no-server", NO_SERVER.replace("{server}", escaped(server)));
       return;
     }
-    started = true;
+    started = true; // from here on, trying again needs a fresh page
     try {
       loadStyle(staticUrl("thebe/thebe.css"));
       await loadScript(staticUrl("thebe/index.js"));
@@ -158,6 +171,7 @@
       }
       say("connecting", "<p>Starting a Python kernel on <code>" + escaped(server) + "</code>…</p>");
       await window.thebe.bootstrap(options(server));
+      shutDownOnLeaving(server);
       say(
         "ready",
         "<p><strong>Live code is on.</strong> Edit any example and press its run button " +
@@ -165,8 +179,11 @@
           "first, as the chapter does.</p>",
       );
     } catch (error) {
-      started = false;
-      say("failed", "<p><strong>Live code could not start:</strong> " + escaped(String(error)) + "</p>");
+      say(
+        "failed",
+        "<p><strong>Live code could not start:</strong> " + escaped(String(error)) +
+          ". Reload the page to try again.</p>",
+      );
     }
   }
 
