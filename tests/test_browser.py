@@ -415,13 +415,26 @@ def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
     context.close()
 
 
-def test_live_code_without_a_server_says_how_to_start_one(visitor):
-    page, _ = visitor.open(f"book/structure.html?jupyter=http://127.0.0.1:{_free_port()}")
+def _no_server_message(page: Page) -> str:
     _start_live_code(page)
     message = page.locator(".pt-live-code[data-state=no-server]")
     message.wait_for()
-    assert "./course serve" in message.inner_text()
+    return message.inner_text()
+
+
+def test_live_code_without_a_server_says_how_to_start_one(visitor):
+    page, _ = visitor.open(f"book/structure.html?jupyter=http://127.0.0.1:{_free_port()}")
+    assert "./course serve" in _no_server_message(page)
     assert page.locator(".thebe-cell").count() == 0
+
+
+def test_a_tab_keeps_the_server_it_was_pointed_at_from_page_to_page(visitor):
+    server = f"http://127.0.0.1:{_free_port()}"
+    page, _ = visitor.open(f"book/intro.html?jupyter={server}")
+    with page.expect_navigation():
+        page.locator("a.right-next").first.click()
+    assert "jupyter=" not in page.url
+    assert server in _no_server_message(page)
 
 
 # The theme and search ------------------------------------------------------------------------

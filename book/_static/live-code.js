@@ -12,6 +12,7 @@
   const SERVER_KEY = "pytrees-hands-on:jupyter-server";
   let started = false;
 
+  // Read on every page, so the tab keeps the server it was pointed at from page to page.
   function serverUrl() {
     const asked = new URLSearchParams(window.location.search).get("jupyter");
     let url = asked;
@@ -187,6 +188,7 @@
     }
   }
 
+  serverUrl();
   // The launch menu's button calls initThebeSBT(); this takes its place.
   window.initThebeSBT = startLiveCode;
   document.addEventListener("DOMContentLoaded", function () {
