@@ -80,7 +80,7 @@ def graded_exercises(tmp_path_factory) -> Graded:
 
 @pytest.fixture(scope="session")
 def built() -> Path:
-    """The book, built into ``_build/html`` once per test session, with warnings as errors."""
+    """The book, built into ``_build/html`` once per test run, with warnings as errors."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     done = subprocess.run(
         [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],

@@ -131,13 +131,15 @@ def site(built: Path, exercise_record: Path) -> Iterator[str]:
 def jupyter(site: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Jupyter server without a token that accepts the book's origin, as ./course serve's."""
     port = _free_port()
+    book_port = urlsplit(site).port
     folder = tmp_path_factory.mktemp("jupyter")
     log = (folder / "server.log").open("w")
     process = subprocess.Popen(
         [
             sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=", f"--ServerApp.allow_origin={site.rstrip('/')}",
+            "--IdentityProvider.token=",
+            rf"--ServerApp.allow_origin_pat=^https?://(localhost|127\.0\.0\.1):{book_port}$",
             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={REPO_ROOT}",
         ],
         env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder)},
@@ -391,9 +393,10 @@ def test_live_code_logs_no_console_error_and_stays_on_this_machine(live):
     assert learner.offsite == []
 
 
-def _sessions(jupyter: str) -> list[dict]:
-    with urllib.request.urlopen(jupyter + "/api/sessions", timeout=10) as response:
-        return json.load(response)
+def _kernels(jupyter: str) -> set[str]:
+    """The ids of the kernels running on the Jupyter server."""
+    with urllib.request.urlopen(jupyter + "/api/kernels", timeout=10) as response:
+        return {kernel["id"] for kernel in json.load(response)}
 
 
 def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
@@ -402,14 +405,14 @@ def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{site}book/structure.html?jupyter={jupyter}")
-    before = {session["id"] for session in _sessions(jupyter)}
+    before = _kernels(jupyter)
     _start_live_code(page)
     page.locator(".pt-live-code[data-state=ready]").wait_for(timeout=KERNEL_SECONDS * 1000)
-    started = {session["id"] for session in _sessions(jupyter)} - before
+    started = _kernels(jupyter) - before
     assert len(started) == 1
     page.goto(site + "book/intro.html")
     deadline = time.monotonic() + 30
-    while started & {session["id"] for session in _sessions(jupyter)}:
+    while started & _kernels(jupyter):
         assert time.monotonic() < deadline, "the kernel of the page left is still running"
         time.sleep(0.3)
     context.close()

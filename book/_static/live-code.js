@@ -126,7 +126,7 @@
         token: "",
         appendToken: false,
       },
-      // A session "next to" the chapter, so its kernel starts in the book's folder.
+      // A notebook path beside the chapter's source, so the kernel runs in book/.
       kernelOptions: { kernelName: "python3", path: page + ".ipynb" },
       codeMirrorConfig: { theme: dark ? "darcula" : "default", mode: "python" },
     };
