@@ -1,7 +1,12 @@
-"""What the lessons call at build time: tree diagrams and quiz questions.
+"""What the book itself uses.
 
-Both render to self-contained HTML, so a page shows the same thing in the built
-book, in JupyterLab and in a browser with the dark theme.
+What the lessons call at build time: tree diagrams and quiz questions. Both render
+to self-contained HTML, so a page shows the same thing in the built book, in
+JupyterLab and in a browser with the dark theme.
+
+Beside them: :mod:`booktools.extension`, the book's Sphinx extension, with the
+progress table of :mod:`booktools.progress_page`, and :mod:`booktools.serve`, the
+server of ``./course serve``.
 """
 
 from booktools.diagrams import draw_tree

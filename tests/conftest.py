@@ -78,6 +78,26 @@ def graded_exercises(tmp_path_factory) -> Graded:
     return grade_with_cli(EXERCISES, tmp_path_factory.mktemp("exercises") / "r.json")
 
 
+def build_book(root: Path) -> subprocess.CompletedProcess[str]:
+    """Build the book at ``root`` with warnings as errors, as CI does."""
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    return subprocess.run(
+        [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+
+
+@pytest.fixture(scope="session")
+def built() -> Path:
+    """The book, built into ``_build/html`` once per test run, with warnings as errors."""
+    done = build_book(REPO_ROOT)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    return REPO_ROOT / "_build" / "html"
+
+
 @pytest.fixture(scope="session")
 def course():
     return load_course(SOLUTIONS)

@@ -4,34 +4,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.registry import REPO_ROOT
+from conftest import build_book
 
 pytestmark = pytest.mark.slow
-HTML = REPO_ROOT / "_build" / "html"
-
-
-def _build(root: Path) -> subprocess.CompletedProcess[str]:
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    return subprocess.run(
-        [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-
-
-@pytest.fixture(scope="module")
-def built() -> Path:
-    done = _build(REPO_ROOT)
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
-    return HTML
 
 
 def test_the_book_builds_without_warnings(built):
@@ -119,7 +99,7 @@ def test_the_reference_page_links_every_function_it_lists_to_a_section(built):
     assert listed >= 20
 
 
-BOOK_SOURCES = ("_config.yml", "_toc.yml", "book", "booktools", "exercises")
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "book", "booktools", "exercises", "gradescope")
 
 
 def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
@@ -140,7 +120,7 @@ def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
     )
     cache = get_cache(site / "_build" / ".jupyter_cache")
     before = {record.pk for record in cache.list_cache_records()}
-    done = _build(site)
+    done = build_book(site)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     added = [r.uri for r in cache.list_cache_records() if r.pk not in before]
     assert [Path(uri).name for uri in added] == ["gotchas.md"]

@@ -1,8 +1,10 @@
 // Questions that answer in the page (markup written by booktools/quiz.py).
-// A chosen answer is kept in localStorage, so it is still shown on the next visit.
+// A chosen answer is kept in localStorage, so it is still shown on the next visit,
+// and so is whether it was right: the progress page (progress.js) counts both.
 (function () {
   "use strict";
-  const STORE = "pytrees-hands-on:quiz:";
+  const STORE = "pytrees-hands-on:quiz:"; // the chosen answer, by question key
+  const VERDICT = "pytrees-hands-on:quiz-right:"; // "true" or "false", by question key
 
   function remembered(key) {
     try {
@@ -12,18 +14,27 @@
     }
   }
 
-  function remember(key, value) {
+  function store(name, value) {
     try {
-      if (value === null) window.localStorage.removeItem(STORE + key);
-      else window.localStorage.setItem(STORE + key, value);
+      if (value === null) window.localStorage.removeItem(name);
+      else window.localStorage.setItem(name, value);
     } catch (error) {
       /* storage may be disabled */
     }
   }
 
+  function remember(key, choice, right) {
+    store(STORE + key, choice);
+    store(VERDICT + key, choice === null ? null : String(right));
+  }
+
+  function isRight(quiz, choice) {
+    return String(choice) === quiz.dataset.answer;
+  }
+
   function show(quiz, choice) {
     const answer = quiz.dataset.answer;
-    const right = String(choice) === answer;
+    const right = isRight(quiz, choice);
     quiz.querySelectorAll(".pt-quiz-choice").forEach(function (button) {
       const picked = button.dataset.choice === String(choice);
       button.classList.toggle("pt-quiz-picked", picked);
@@ -53,8 +64,9 @@
     const key = quiz.dataset.key;
     quiz.querySelectorAll(".pt-quiz-choice").forEach(function (button) {
       button.addEventListener("click", function () {
-        remember(key, button.dataset.choice);
-        show(quiz, button.dataset.choice);
+        const choice = button.dataset.choice;
+        remember(key, choice, isRight(quiz, choice));
+        show(quiz, choice);
       });
     });
     quiz.querySelector(".pt-quiz-retry").addEventListener("click", function () {
@@ -62,7 +74,10 @@
       reset(quiz);
     });
     const earlier = remembered(key);
-    if (earlier !== null) show(quiz, earlier);
+    if (earlier !== null) {
+      remember(key, earlier, isRight(quiz, earlier)); // answers kept before verdicts were
+      show(quiz, earlier);
+    }
   }
 
   function start() {

@@ -1,0 +1,75 @@
+"""The book's Sphinx extension (``sphinx.extra_extensions`` in ``_config.yml``).
+
+- ``{course-progress}``: the progress page's table (see :mod:`booktools.progress_page`).
+  The page is read again whenever a chapter, an exercise or the table of contents
+  changes, so its rows never fall behind the book.
+- ``progress.json`` at the site's root says that this copy of the book has no
+  exercise record: only the server of ``./course serve`` (:mod:`booktools.serve`)
+  answers that path with the learner's own.
+- Each inline script is written once per page. Sphinx 7.4 writes an inline script
+  that an extension adds while the sources are read twice, and sphinx-thebe's
+  ``const`` declarations then fail in the browser the second time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from autograder.registry import REPO_ROOT
+from booktools import progress_page
+
+
+class CourseProgress(SphinxDirective):
+    """The progress table of every chapter but the page it is on."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        docname = self.env.docname
+        listed = progress_page.chapters(skip=docname.rsplit("/", 1)[-1])
+        self.env.note_dependency(str(REPO_ROOT / "_toc.yml"))
+        for chapter in listed:
+            self.env.note_dependency(str(progress_page.chapter_source(chapter.id)))
+            exercise = REPO_ROOT / "exercises" / chapter.id / f"{chapter.id}.ipynb"
+            if exercise.exists():
+                self.env.note_dependency(str(exercise))
+        builder = self.env.app.builder
+        markup = progress_page.table_html(
+            listed, lambda page: builder.get_relative_uri(docname, page)
+        )
+        return [nodes.raw("", markup, format="html")]
+
+
+def write_each_inline_script_once(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    kept = []
+    for script in scripts:
+        key = (script.filename or "", tuple(sorted(script.attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    scripts[:] = kept
+
+
+def write_empty_progress(app: Sphinx, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        target = Path(app.outdir) / progress_page.PROGRESS_FILE
+        target.write_text(json.dumps({"functions": None}) + "\n", encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("course-progress", CourseProgress)
+    app.connect("build-finished", write_empty_progress)
+    app.connect("html-page-context", write_each_inline_script_once, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
