@@ -7,9 +7,9 @@ makes the same key and can read the solution; one that does not, cannot.
 
 This is a lock for learners, not a vault: anyone who can compute the right
 results (for example by solving the exercise another way) can open it. It is
-written with the standard library only (SHA-256 in counter mode, and an HMAC to
-tell a wrong key from a right one) so that the learner's kernel needs no
-cryptography package.
+written with the standard library only (a PBKDF2 key, SHA-256 in counter mode,
+and an HMAC to tell a wrong key from a right one) so that the learner's kernel
+needs no cryptography package.
 """
 
 from __future__ import annotations
@@ -94,10 +94,16 @@ def _rounded(number: float) -> Any:
     return round(number, FLOAT_DECIMALS) + 0.0
 
 
+# Deliberately slow (about 0.2 s on a laptop) so that guessing the results of a
+# function with few possible answers costs hours, not seconds; probes are chosen
+# so that there are many (see AUTHORING.md).
+KEY_ITERATIONS = 600_000
+
+
 def fingerprint(label: str, results: list[Any]) -> bytes:
     """The key made from a function's ``results`` on its probes."""
     text = json.dumps([label, [canonical(r) for r in results]], sort_keys=True)
-    return hashlib.sha256(text.encode()).digest()
+    return hashlib.pbkdf2_hmac("sha256", text.encode(), label.encode(), KEY_ITERATIONS)
 
 
 def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 
 import numpy as np
 import pytest
 
+from autograder.reference import probe_results, reference_namespace
 from autograder.sealing import SealError, canonical, fingerprint, seal, unseal
 
 KEY = fingerprint("leaves/count_leaves", [3, [1, 2]])
@@ -49,3 +51,18 @@ def test_container_types_and_order_change_the_key():
 
 def test_the_function_label_is_part_of_the_key():
     assert fingerprint("leaves/f", [1]) != fingerprint("leaves/g", [1])
+
+
+def test_making_a_key_is_slow_enough_to_make_guessing_costly():
+    started = time.perf_counter()
+    fingerprint("leaves/is_leaf_type", [True, False])
+    assert time.perf_counter() - started > 0.05
+
+
+def test_functions_with_yes_or_no_answers_have_enough_probes_to_resist_guessing(course):
+    for notebook in course.notebooks:
+        namespace = reference_namespace(notebook)
+        for function in notebook.functions:
+            results = probe_results(function, namespace)
+            if all(isinstance(r, bool) for r in results):
+                assert len(results) >= 24 and len(set(results)) == 2, function.name
