@@ -106,6 +106,7 @@ def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
     from jupyter_cache import get_cache
 
     site = tmp_path / "site"
+    site.mkdir()
     for name in BOOK_SOURCES:
         source = REPO_ROOT / name
         if source.is_dir():
