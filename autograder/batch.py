@@ -51,9 +51,14 @@ def _shard_of(student: str, count: int) -> int:
     return int.from_bytes(digest[:8], "big") % count
 
 
-def default_cache_folder() -> Path:
+def cache_root() -> Path:
+    """The grader's folder in the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "pytrees-hands-on" / "grades"
+    return Path(base) / "pytrees-hands-on"
+
+
+def default_cache_folder() -> Path:
+    return cache_root() / "grades"
 
 
 class ResultCache:

@@ -76,7 +76,7 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     grade.add_argument(
         "--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
-        help="grade N submissions at once (default: the number of cores)",
+        help="grade N notebooks at once (default: the number of cores)",
     )  # fmt: skip
     grade.add_argument(
         "--shard", type=_shard, metavar="K/N",

@@ -52,8 +52,9 @@ class CompileStore:
 
 
 def default_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "pytrees-hands-on" / "compiled"
+    from autograder.batch import cache_root  # batch imports this module
+
+    return cache_root() / "compiled"
 
 
 def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileStore | None:
@@ -67,7 +68,7 @@ def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileSto
     if isolation(limits.sandbox) != BUBBLEWRAP:
         return None
     folder = root / _fingerprint(course, seed)
-    if is_ready(course, root, seed):
+    if (folder / READY).exists():
         return CompileStore(str(folder))
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
