@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from nbgrader.utils import compute_checksum
 
+from autograder.checksum import cell_checksum
 from autograder.registry import ExerciseNotebook
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
@@ -96,6 +96,6 @@ def _by_grade_id(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
 
 def _checksum(cell: nbformat.NotebookNode) -> str | None:
     try:
-        return compute_checksum(cell)
+        return cell_checksum(cell)
     except Exception:  # a cell whose metadata was mangled cannot match
         return None
