@@ -278,7 +278,7 @@ def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> 
             "note: compiling the course's JAX operations once, from the reference solutions",
             file=sys.stderr,
         )
-    return compiled.prepare(course, folder, limits, args.seed)
+    return compiled.prepare(course, folder, limits, args.seed, args.jobs)
 
 
 def _merge(args: argparse.Namespace) -> int:

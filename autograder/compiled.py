@@ -29,6 +29,7 @@ import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,11 +58,14 @@ def default_folder() -> Path:
     return cache_root() / "compiled"
 
 
-def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileStore | None:
+def prepare(
+    course: Course, root: Path, limits: Limits, seed: int, jobs: int = 1
+) -> CompileStore | None:
     """The read-only store for grading ``course`` with ``seed``, filled on first use.
 
-    Returns None (grade without a store) when workers run without bubblewrap,
-    where a read-only mount cannot be enforced, or when the reference run fails.
+    Filling grades the reference solutions, ``jobs`` notebooks at once. Returns
+    None (grade without a store) when workers run without bubblewrap, where a
+    read-only mount cannot be enforced, or when the reference run fails.
     """
     from autograder.batch import grading_context
 
@@ -73,9 +77,12 @@ def prepare(course: Course, root: Path, limits: Limits, seed: int) -> CompileSto
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
     try:
-        # in a process of its own, which takes its JAX backend and zygote with it
-        with ProcessPoolExecutor(max_workers=1, mp_context=grading_context()) as pool:
-            if not pool.submit(_fill, staging, course, limits, seed).result():
+        # in processes of their own, which take their JAX backends and zygotes with them
+        notebooks = [notebook.id for notebook in course.notebooks]
+        workers = max(1, min(jobs, len(notebooks)))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=grading_context()) as pool:
+            filled = pool.map(partial(_fill, staging, course, limits, seed), notebooks)
+            if not all(filled):
                 return None
         _remove_course_functions(staging, course)
         (staging / READY).touch()
@@ -91,15 +98,17 @@ def is_ready(course: Course, root: Path, seed: int) -> bool:
     return (root / _fingerprint(course, seed) / READY).exists()
 
 
-def _fill(staging: Path, course: Course, limits: Limits, seed: int) -> bool:
-    """Grade the reference solutions with workers that write what they compile."""
+def _fill(staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str) -> bool:
+    """Grade one notebook's reference solutions with workers that write what they compile.
+
+    Processes filling the same folder at once may both write an entry; JAX skips
+    a key that exists, and both write the same bytes.
+    """
     from autograder.discover import Submission
     from autograder.grading import grade_submission
     from autograder.seeding import seeded
 
-    reference = Submission(
-        "reference solutions", {notebook.id: notebook.path for notebook in course.notebooks}
-    )
+    reference = Submission("reference solutions", {notebook_id: course.notebook(notebook_id).path})
     writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
     with seeded(seed):
         result = grade_submission(reference, course, writing)
