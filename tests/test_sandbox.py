@@ -246,6 +246,15 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def test_a_worker_starts_with_jax_and_the_notebook_helpers_already_imported(run_cells):
+    run = run_cells(
+        "import sys\n"
+        "loaded = [m in sys.modules for m in ('jax.numpy', 'autograder.notebook')]\n"
+        "def preloaded():\n    return loaded"
+    )
+    assert run.call("preloaded", (), {}) == [True, True]
+
+
 def test_each_notebook_gets_a_fresh_worker_that_keeps_nothing_of_the_last(run_cells):
     first = run_cells("import numpy, os\nnumpy.LEFT_BEHIND = 1\ndef pid():\n    return os.getpid()")
     first_pid = first.call("pid", (), {})
