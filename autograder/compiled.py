@@ -22,11 +22,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
 import sys
 import tempfile
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # the sandbox module itself refers to CompileStore
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 READY = "ready"
+DURATIONS = "durations.json"
 ENTRY = re.compile(r"^(?P<module>.+)-[0-9a-f]{64}-cache$")
 
 
@@ -50,6 +53,16 @@ class CompileStore:
 
     folder: str
     writable: bool = False
+
+    def durations(self) -> dict[str, float]:
+        """Seconds each notebook took to grade when the store was filled (empty if unknown)."""
+        try:
+            loaded = json.loads((Path(self.folder) / DURATIONS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(loaded, dict):
+            return {}
+        return {str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)}
 
 
 def default_folder() -> Path:
@@ -81,10 +94,14 @@ def prepare(
         notebooks = [notebook.id for notebook in course.notebooks]
         workers = max(1, min(jobs, len(notebooks)))
         with ProcessPoolExecutor(max_workers=workers, mp_context=grading_context()) as pool:
-            filled = pool.map(partial(_fill, staging, course, limits, seed), notebooks)
-            if not all(filled):
+            filled = list(pool.map(partial(_fill, staging, course, limits, seed), notebooks))
+            if not all(ok for ok, _seconds in filled):
                 return None
         _remove_course_functions(staging, course)
+        durations = {
+            notebook: seconds for notebook, (_ok, seconds) in zip(notebooks, filled, strict=True)
+        }
+        (staging / DURATIONS).write_text(json.dumps(durations, indent=1), encoding="utf-8")
         (staging / READY).touch()
         with contextlib.suppress(OSError):  # another grading run filled it first
             staging.rename(folder)
@@ -98,8 +115,12 @@ def is_ready(course: Course, root: Path, seed: int) -> bool:
     return (root / _fingerprint(course, seed) / READY).exists()
 
 
-def _fill(staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str) -> bool:
+def _fill(
+    staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str
+) -> tuple[bool, float]:
     """Grade one notebook's reference solutions with workers that write what they compile.
+
+    Returns whether they earned every point, and how many seconds grading took.
 
     Processes filling the same folder at once may both write an entry; JAX skips
     a key that exists, and both write the same bytes.
@@ -110,9 +131,10 @@ def _fill(staging: Path, course: Course, limits: Limits, seed: int, notebook_id:
 
     reference = Submission("reference solutions", {notebook_id: course.notebook(notebook_id).path})
     writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
+    started = time.monotonic()
     with seeded(seed):
         result = grade_submission(reference, course, writing)
-    return result.score == result.max_score
+    return result.score == result.max_score, round(time.monotonic() - started, 3)
 
 
 def _remove_course_functions(folder: Path, course: Course) -> None:

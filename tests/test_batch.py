@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from autograder import formats
-from autograder.batch import shard
+from autograder.batch import _longest_first, shard
+from autograder.compiled import DURATIONS, CompileStore
 from autograder.discover import Submission
+from autograder.sandbox import Limits
 from conftest import run_cli
 
 STUDENTS = ("ada", "bob", "cleo", "dan")
@@ -148,3 +150,12 @@ def test_scores_are_written_into_an_nbgrader_gradebook(small_class, course, tmp_
         }
         assert gradebook.find_assignment(notebook.id).max_score == notebook.points
     assert scores == {"ada": notebook.points, "bob": 0, "cleo": notebook.points, "dan": 0}
+
+
+def test_notebooks_that_took_longest_to_fill_the_store_are_graded_first(course, tmp_path):
+    (tmp_path / DURATIONS).write_text(json.dumps({"mapping": 0.5, "capstone": 3.0, "leaves": 1.0}))
+    store = Limits(compile_store=CompileStore(str(tmp_path)))
+    ids = [notebook.id for notebook in course.notebooks]
+    others = [i for i in ids if i not in {"capstone", "leaves", "mapping"}]
+    assert _longest_first(course, store) == ["capstone", "leaves", "mapping", *others]
+    assert _longest_first(course, Limits()) == ids
