@@ -272,13 +272,13 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> CompileStore | None:
-    folder = args.compile_store
-    if not compiled.is_ready(course, folder, args.seed):
+    def say_filling() -> None:
         print(
             "note: compiling the course's JAX operations once, from the reference solutions",
             file=sys.stderr,
         )
-    return compiled.prepare(course, folder, limits, args.seed, args.jobs)
+
+    return compiled.prepare(course, args.compile_store, limits, args.seed, args.jobs, say_filling)
 
 
 def _merge(args: argparse.Namespace) -> int:

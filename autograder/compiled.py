@@ -29,6 +29,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -72,13 +73,19 @@ def default_folder() -> Path:
 
 
 def prepare(
-    course: Course, root: Path, limits: Limits, seed: int, jobs: int = 1
+    course: Course,
+    root: Path,
+    limits: Limits,
+    seed: int,
+    jobs: int = 1,
+    on_fill: Callable[[], None] | None = None,
 ) -> CompileStore | None:
     """The read-only store for grading ``course`` with ``seed``, filled on first use.
 
-    Filling grades the reference solutions, ``jobs`` notebooks at once. Returns
-    None (grade without a store) when workers run without bubblewrap, where a
-    read-only mount cannot be enforced, or when the reference run fails.
+    Filling grades the reference solutions, ``jobs`` notebooks at once;
+    ``on_fill`` is called just before. Returns None (grade without a store) when
+    workers run without bubblewrap, where a read-only mount cannot be enforced,
+    or when the reference run fails.
     """
     from autograder.batch import grading_context
 
@@ -87,6 +94,8 @@ def prepare(
     folder = root / _fingerprint(course, seed)
     if (folder / READY).exists():
         return CompileStore(str(folder))
+    if on_fill is not None:
+        on_fill()
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
     try:
@@ -108,11 +117,6 @@ def prepare(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return CompileStore(str(folder)) if (folder / READY).exists() else None
-
-
-def is_ready(course: Course, root: Path, seed: int) -> bool:
-    """Whether the store for ``course`` and ``seed`` under ``root`` is already filled."""
-    return (root / _fingerprint(course, seed) / READY).exists()
 
 
 def _fill(

@@ -80,8 +80,8 @@ def make_class(root: Path, students: int) -> list[str]:
 
 def write_solved_learner(folder: Path) -> Path:
     """One learner who solved every notebook: the longest a single submission takes."""
+    folder.mkdir(parents=True, exist_ok=True)
     for notebook in load_course(SOLUTIONS).notebooks:
-        folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(make_submission(notebook, "full"), folder / notebook.filename)
     return folder
 
