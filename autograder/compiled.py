@@ -14,7 +14,10 @@ instead of compiling.
 Entries that could carry a reference solution itself (a ``jax.jit`` of a
 function defined in the course's notebooks) are removed before the store is
 used: what stays are JAX's own operations on arrays of given shapes, which tell
-a worker nothing it is not handed anyway.
+a worker nothing it is not handed anyway. A module is known to be JAX's own
+when the reference run recorded where everything it lowered under that name
+was defined (:mod:`autograder.provenance`); any other module named after a
+course function is removed.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder import provenance
 from autograder.isolation import BUBBLEWRAP, STORE_MOUNT, isolation
 
 if TYPE_CHECKING:  # the sandbox module itself refers to CompileStore
@@ -142,11 +146,17 @@ def _fill(
 
 
 def _remove_course_functions(folder: Path, course: Course) -> None:
-    """Delete compiled functions named after anything the course's notebooks define."""
+    """Delete compiled functions named after anything the course's notebooks define.
+
+    A module the reference run lowered only from JAX's own functions stays, even
+    when a course function shares its name (``jit_stack``).
+    """
     defined = {"_lambda_"} | _defined_names(course)
+    jax_own = provenance.jax_own_modules(folder)
+    provenance.remove_records(folder)
     for entry in folder.iterdir():
         match = ENTRY.match(entry.name)
-        if match is None:
+        if match is None or match["module"] in jax_own:
             continue
         if any(names_function(match["module"], name) for name in defined):
             entry.unlink()

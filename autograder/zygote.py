@@ -65,6 +65,10 @@ def _preload(argv: list[str]) -> None:
         jax.config.update(
             "jax_persistent_cache_min_compile_time_secs", 0.0 if writable else float("inf")
         )
+        if writable:
+            from autograder.provenance import record_lowerings
+
+            record_lowerings(folder)
 
 
 def _store_folder(argv: list[str]) -> list[str]:
