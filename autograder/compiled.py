@@ -14,10 +14,11 @@ instead of compiling.
 Entries that could carry a reference solution itself (a ``jax.jit`` of a
 function defined in the course's notebooks) are removed before the store is
 used: what stays are JAX's own operations on arrays of given shapes, which tell
-a worker nothing it is not handed anyway. A module is known to be JAX's own
-when the reference run recorded where everything it lowered under that name
-was defined (:mod:`autograder.provenance`); any other module named after a
-course function is removed.
+a worker nothing it is not handed anyway. The reference run records what each
+module it lowered is (:mod:`autograder.provenance`): a bare JAX primitive stays
+whatever its name, a JAX operation that took code as a parameter never stays,
+and any other module named after a course function is removed. When the
+records cannot be read the store is not used at all.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def prepare(
     Filling grades the reference solutions, ``jobs`` notebooks at once;
     ``on_fill`` is called just before. Returns None (grade without a store) when
     workers run without bubblewrap, where a read-only mount cannot be enforced,
-    or when the reference run fails.
+    when the reference run fails, or when its record of what it compiled cannot
+    be read.
     """
     from autograder.batch import grading_context
 
@@ -110,7 +112,8 @@ def prepare(
             filled = list(pool.map(partial(_fill, staging, course, limits, seed), notebooks))
             if not all(ok for ok, _seconds in filled):
                 return None
-        _remove_course_functions(staging, course)
+        if not _remove_course_functions(staging, course):
+            return None
         durations = {
             notebook: seconds for notebook, (_ok, seconds) in zip(notebooks, filled, strict=True)
         }
@@ -145,21 +148,31 @@ def _fill(
     return result.score == result.max_score, round(time.monotonic() - started, 3)
 
 
-def _remove_course_functions(folder: Path, course: Course) -> None:
-    """Delete compiled functions named after anything the course's notebooks define.
+def _remove_course_functions(folder: Path, course: Course) -> bool:
+    """Delete compiled modules that may carry course code; False if that cannot be told.
 
-    A module the reference run lowered only from JAX's own functions stays, even
-    when a course function shares its name (``jit_stack``).
+    Removed: modules named after anything the course's notebooks define, unless
+    every lowering of that name was a bare JAX primitive (``jit_stack``); every
+    module lowered as JAX's operation on code (``jit_scan``); and every module
+    the records do not mention. See :mod:`autograder.provenance`.
     """
-    defined = {"_lambda_"} | _defined_names(course)
-    jax_own = provenance.jax_own_modules(folder)
+    kinds = provenance.read_kinds(folder)
+    if kinds is None:
+        return False
     provenance.remove_records(folder)
+    defined = {"_lambda_"} | _defined_names(course)
     for entry in folder.iterdir():
         match = ENTRY.match(entry.name)
-        if match is None or match["module"] in jax_own:
+        if match is None:
             continue
-        if any(names_function(match["module"], name) for name in defined):
+        module = match["module"]
+        lowered_as = kinds.get(module, {provenance.CODE})  # unrecorded: nothing is known
+        named_like_course = any(names_function(module, name) for name in defined)
+        if provenance.CODE in lowered_as or (
+            named_like_course and lowered_as != {provenance.PRIMITIVE}
+        ):
             entry.unlink()
+    return True
 
 
 def names_function(module: str, name: str) -> bool:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from autograder import compiled, isolation, provenance
+from autograder import compiled, isolation
 from autograder.compiled import CompileStore
 from autograder.isolation import STORE_MOUNT
 from autograder.registry import load_course
@@ -58,10 +60,24 @@ def test_a_worker_cannot_write_into_the_store(tmp_path):
 
 def test_functions_the_course_defines_are_removed_from_the_store(tmp_path):
     digest = "0" * 64
-    for module in ("jit_mlp_forward", "jit__lambda_", "jit_vmap_init_mlp_", "jit_tanh"):
+    lowered = {"jit_mlp_forward": "other", "jit__lambda_": "other", "jit_vmap_init_mlp_": "other"}
+    lowered |= {"jit_tanh": "primitive", "jit_stack": "primitive", "jit_scan": "code"}
+    for module, kind in lowered.items():
         (tmp_path / f"{module}-{digest}-cache").write_bytes(b"compiled")
-    compiled._remove_course_functions(tmp_path, load_course())
-    assert [p.name for p in tmp_path.iterdir()] == [f"jit_tanh-{digest}-cache"]
+        with (tmp_path / "provenance-a.jsonl").open("a") as records:
+            records.write(json.dumps({"module": module, "kind": kind}) + "\n")
+    (tmp_path / f"jit_unrecorded-{digest}-cache").write_bytes(b"compiled")
+    assert compiled._remove_course_functions(tmp_path, load_course())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"jit_stack-{digest}-cache",
+        f"jit_tanh-{digest}-cache",
+    ]
+
+
+def test_a_store_whose_records_cannot_be_read_is_not_used(tmp_path):
+    (tmp_path / f"jit_tanh-{'0' * 64}-cache").write_bytes(b"compiled")
+    (tmp_path / "provenance-a.jsonl").write_text('{"module": "jit_tanh", "ki\n')
+    assert not compiled._remove_course_functions(tmp_path, load_course())
 
 
 def test_a_jax_operation_named_like_a_course_function_stays_in_the_store(tmp_path):
@@ -92,7 +108,7 @@ def test_a_jitted_function_sharing_a_jax_operations_name_removes_that_name(tmp_p
     assert "jit_stack" not in _modules(tmp_path)
 
 
-def test_a_jax_operation_wrapping_course_code_is_not_jax_own(tmp_path):
+def test_a_jax_operation_that_took_course_code_is_removed_whatever_its_name(tmp_path):
     filling = _run(
         CompileStore(str(tmp_path), writable=True),
         "import jax, jax.numpy as jnp\n"
@@ -102,7 +118,9 @@ def test_a_jax_operation_wrapping_course_code_is_not_jax_own(tmp_path):
     )
     filling.call("done", (), {})
     filling.close()
-    assert "jit_scan" not in provenance.jax_own_modules(tmp_path)
+    assert "jit_scan" in _modules(tmp_path)
+    compiled._remove_course_functions(tmp_path, load_course())
+    assert "jit_scan" not in _modules(tmp_path)
 
 
 def _modules(folder) -> set[str]:
