@@ -11,19 +11,16 @@ Learners' operations that match the reference's (most of them, since the
 tests call every function on the same shapes) load in about a millisecond
 instead of compiling.
 
-Entries that could carry a reference solution itself (a ``jax.jit`` of a
-function defined in the course's notebooks) are removed before the store is
-used: what stays are JAX's own operations on arrays of given shapes, which tell
-a worker nothing it is not handed anyway. The reference run records what each
-module it lowered is (:mod:`autograder.provenance`): a bare JAX primitive stays
-whatever its name, a JAX operation that took code as a parameter never stays,
-and any other module named after a course function is removed. When the
-records cannot be read the store is not used at all.
+Entries that could carry a reference solution itself are removed before the
+store is used: the reference run records, for every module it compiles,
+whether it holds JAX's own code and nothing else (:mod:`autograder.provenance`),
+and only those modules stay: JAX's operations on arrays of given shapes, which
+tell a worker nothing it is not handed anyway. When the records cannot be read
+the store is not used at all.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
 import json
@@ -112,7 +109,7 @@ def prepare(
             filled = list(pool.map(partial(_fill, staging, course, limits, seed), notebooks))
             if not all(ok for ok, _seconds in filled):
                 return None
-        if not _remove_course_functions(staging, course):
+        if not _remove_course_code(staging):
             return None
         durations = {
             notebook: seconds for notebook, (_ok, seconds) in zip(notebooks, filled, strict=True)
@@ -148,55 +145,22 @@ def _fill(
     return result.score == result.max_score, round(time.monotonic() - started, 3)
 
 
-def _remove_course_functions(folder: Path, course: Course) -> bool:
-    """Delete compiled modules that may carry course code; False if that cannot be told.
+def _remove_course_code(folder: Path) -> bool:
+    """Delete every compiled module not known to hold JAX's own code only.
 
-    Removed: modules named after anything the course's notebooks define, unless
-    every lowering of that name was a bare JAX primitive (``jit_stack``); every
-    module lowered as JAX's operation on code (``jit_scan``); and every module
-    the records do not mention. See :mod:`autograder.provenance`.
+    Known means every lowering the reference run recorded under the module's
+    name was judged JAX's own (see :mod:`autograder.provenance`). Returns False,
+    and deletes nothing, when the records cannot be read.
     """
     kinds = provenance.read_kinds(folder)
     if kinds is None:
         return False
     provenance.remove_records(folder)
-    defined = {"_lambda_"} | _defined_names(course)
     for entry in folder.iterdir():
         match = ENTRY.match(entry.name)
-        if match is None:
-            continue
-        module = match["module"]
-        lowered_as = kinds.get(module, {provenance.CODE})  # unrecorded: nothing is known
-        named_like_course = any(names_function(module, name) for name in defined)
-        if provenance.CODE in lowered_as or (
-            named_like_course and lowered_as != {provenance.PRIMITIVE}
-        ):
+        if match is not None and kinds.get(match["module"]) != {provenance.JAX}:
             entry.unlink()
     return True
-
-
-def names_function(module: str, name: str) -> bool:
-    """Whether a compiled module's name (``jit_f``, ``jit_vmap_f_``...) mentions ``name``."""
-    return f"_{name}_" in f"_{module}_"
-
-
-def _defined_names(course: Course) -> set[str]:
-    """Every function and class name defined in the code cells of the course's notebooks."""
-    import nbformat
-
-    names: set[str] = set()
-    for notebook in course.notebooks:
-        for cell in nbformat.read(notebook.path, as_version=4).cells:
-            if cell.cell_type != "code":
-                continue
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    names.add(node.name)
-    return names
 
 
 def _fingerprint(course: Course, seed: int) -> str:

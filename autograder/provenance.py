@@ -1,29 +1,30 @@
-"""What each compiled module in the compile store is: a bare JAX primitive, or may hold code.
+"""Which compiled modules in the compile store hold JAX's own code and nothing else.
 
-The store keeps no executable that could carry course code (see
-:mod:`autograder.compiled`). By its name alone a compiled module (``jit_stack``)
-says neither whether a course function shares the name of one of JAX's
-primitives (the course's ``stack`` and ``jnp.stack``) nor whether one of JAX's
-own operations took course code as a parameter (``lax.map(f, xs)`` compiles
-``f`` into ``jit_scan``).
+The store may keep no executable that carries course code (see
+:mod:`autograder.compiled`), and a compiled module's name (``jit_stack``) does
+not tell: a course function may share its name with one of JAX's, a jitted
+callable object has no name at all, and one of JAX's own functions may compile
+a function it was handed (``lax.map(f, xs)``, ``jnp.piecewise``).
 
 So while the store is filled, the workers that run the reference solutions
-record one of three kinds for every module they lower:
+record, for every module they lower, whether it is JAX's own (``jax``) or may
+hold other code (``code``). A module is JAX's own when, in the traced function
+and in every function nested in it:
 
-- ``primitive``: JAX's eager dispatch of one of its own primitives, registered
-  before any course code ran, whose parameters are plain data (numbers, strings,
-  dtypes, tuples of them), or of a primitive that had nothing to do. It holds
-  no course code whatever it is called.
-- ``code``: an eager dispatch with any other parameter (a jaxpr, a function,
-  a serialized module, anything not plain data). It may hold course code
-  whatever it is called.
-- ``other``: anything else, such as a jitted function; only its name tells.
+- the function is defined in JAX's source;
+- every operation was emitted by JAX's source while that function ran (no
+  frame from elsewhere between the operation and the function);
+- every operation is a primitive whose lowering rules are the ones registered
+  before any course code ran;
+- every parameter is plain data (numbers, strings, dtypes, tuples of them,
+  a few of JAX's sharding descriptions) or a nested function held to the
+  same rules.
 
 JAX offers no public hook on lowering, so :func:`record_lowerings` wraps an
 internal function and reads internal tables. Every way this can go wrong fails
-closed: a lowering that cannot be read, a record that cannot be parsed or no
-records at all make :func:`read_kinds` return None, and the grader then uses no
-store.
+closed: a module it cannot judge is ``code``, and a record that cannot be read,
+or no records at all, make :func:`read_kinds` return None, and the grader then
+uses no store.
 """
 
 from __future__ import annotations
@@ -32,36 +33,47 @@ import enum
 import json
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PRIMITIVE, CODE, OTHER, UNREADABLE = "primitive", "code", "other", "unreadable"
+JAX, CODE, UNREADABLE = "jax", "code", "unreadable"
 RECORD_GLOB = "provenance-*.jsonl"
-PLAIN_SCALARS = (type(None), bool, int, float, str, enum.Enum)
+PLAIN_TYPES = (type(None), bool, int, float, str)
+
+Rules = dict[tuple[str, Any], Any]
 
 
 def record_lowerings(folder: str) -> None:
     """Append the kind of every module this process and its forks lower to a file in ``folder``.
 
     For the reference run's zygote only, before any course code runs: the
-    primitives and lowering rules registered now are the ones trusted as JAX's.
-    Records the kind once per module name and kind in each process.
+    lowering rules registered now are the ones trusted as JAX's. Records each
+    module name and kind once per process.
     """
     import jax
+    import jaxlib
     import numpy
+    from jax._src import core, dispatch
     from jax._src.interpreters import mlir, pxla
 
     lower = pxla.lower_sharding_computation
-    jax_rules = _lowering_rules(mlir)
-    dispatch = os.path.join(os.path.dirname(jax.__file__), "_src", "dispatch.py")
-    plain = (*PLAIN_SCALARS, numpy.dtype, numpy.number, numpy.bool_)
+    judge = _Judge(
+        sources=tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, jaxlib)),
+        eager_dispatch=_eager_dispatch(dispatch),
+        rules=_lowering_rules(mlir),
+        rules_now=lambda: _lowering_rules(mlir),
+        jaxpr_types=(core.Jaxpr, core.ClosedJaxpr),
+        scalar_types=(enum.Enum, numpy.dtype, numpy.number, numpy.bool_),
+        data_types=_jax_data_types(),
+    )
     written: set[tuple[str | None, str]] = set()
 
     def recording(closed_jaxpr: Any, *args: Any, **kwargs: Any) -> Any:
         lowered = lower(closed_jaxpr, *args, **kwargs)
         try:
             name: str | None = _module_name(lowered)
-            kind = _kind(closed_jaxpr.jaxpr, dispatch, jax_rules, _lowering_rules(mlir), plain)
+            kind = JAX if judge.jax_own(closed_jaxpr.jaxpr) else CODE
         except Exception:  # noqa: BLE001 - an unreadable lowering spoils the whole record
             name, kind = None, UNREADABLE
         if (name, kind) not in written:
@@ -81,13 +93,17 @@ def read_kinds(folder: Path) -> dict[str, set[str]] | None:
     kinds: dict[str, set[str]] = {}
     paths = list(folder.glob(RECORD_GLOB))
     for path in paths:
-        for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return None
+        for line in lines:
             try:
                 record = json.loads(line)
                 name, kind = record["module"], record["kind"]
             except (ValueError, KeyError, TypeError):
                 return None
-            if not isinstance(name, str) or kind not in (PRIMITIVE, CODE, OTHER):
+            if not isinstance(name, str) or kind not in (JAX, CODE):
                 return None
             kinds.setdefault(name, set()).add(kind)
     return kinds if paths else None
@@ -99,44 +115,107 @@ def remove_records(folder: Path) -> None:
         path.unlink()
 
 
-def _lowering_rules(mlir: Any) -> dict[tuple[str, Any], Any]:
+class _Judge:
+    """Decides whether a jaxpr is JAX's own code (the rules in the module's docstring)."""
+
+    def __init__(
+        self,
+        sources: tuple[str, ...],
+        eager_dispatch: tuple[str, int],
+        rules: Rules,
+        rules_now: Callable[[], Rules],
+        jaxpr_types: tuple[type, ...],
+        scalar_types: tuple[type, ...],
+        data_types: tuple[type, ...],
+    ) -> None:
+        self.sources = sources
+        self.eager_dispatch = eager_dispatch  # where JAX's function binding one primitive is
+        self.rules = rules
+        self.rules_now = rules_now
+        self.jaxpr_types = jaxpr_types
+        self.scalar_types = scalar_types  # enums, dtypes and numpy scalars, if JAX's or numpy's
+        self.data_types = data_types
+
+    def jax_own(self, jaxpr: Any) -> bool:
+        """Whether ``jaxpr`` and every jaxpr nested in it hold JAX's own code only."""
+        return self._rules_unchanged() and self._own(jaxpr)
+
+    def _rules_unchanged(self) -> bool:
+        # a JAX rule may lower through other primitives' current rules
+        now = self.rules_now()
+        return all(now.get(key) is rule for key, rule in self.rules.items())
+
+    def _own(self, jaxpr: Any) -> bool:
+        function = _defined_at(jaxpr)
+        if function is None or not function[0].startswith(self.sources):
+            return False
+        # JAX's eager dispatch binds one primitive by construction, and may bind it
+        # under the frames of the code that called it (as gradients do)
+        eager = function == self.eager_dispatch and len(jaxpr.eqns) <= 1
+        return all(
+            self._jax_primitive(eqn.primitive)
+            and (eager or self._emitted_by_jax(eqn, function))
+            and all(self._plain(value) for value in eqn.params.values())
+            for eqn in jaxpr.eqns
+        )
+
+    def _jax_primitive(self, primitive: Any) -> bool:
+        return any((platform, primitive) in self.rules for platform in ("any", "cpu"))
+
+    def _emitted_by_jax(self, eqn: Any, function: tuple[str, int]) -> bool:
+        """Whether only JAX's frames lie between ``eqn``'s creation and ``function``'s frame."""
+        traceback = eqn.source_info.traceback
+        for frame in traceback.frames if traceback is not None else ():
+            if (frame.file_name, frame.function_start_line) == function:
+                return True
+            if not frame.file_name.startswith(self.sources):
+                return False
+        return False
+
+    def _plain(self, value: Any) -> bool:
+        if isinstance(value, self.jaxpr_types):
+            return self._own(getattr(value, "jaxpr", value))
+        if isinstance(value, tuple) and (type(value) is tuple or _jax_type(type(value))):
+            return all(self._plain(item) for item in value)
+        if isinstance(value, self.scalar_types):
+            return _jax_type(type(value))
+        return type(value) in PLAIN_TYPES + self.data_types
+
+
+def _defined_at(jaxpr: Any) -> tuple[str, int] | None:
+    """The file and first line of the function traced into ``jaxpr``, if known."""
+    _name, at, location = jaxpr.debug_info.func_src_info.partition(" at ")
+    file, _colon, line = location.rpartition(":")
+    return (file, int(line)) if at and line.isdigit() else None
+
+
+def _eager_dispatch(dispatch: Any) -> tuple[str, int]:
+    """The file and first line of the function JAX jits to run one primitive eagerly."""
+    (code,) = [
+        const
+        for const in dispatch.xla_primitive_callable.__wrapped__.__code__.co_consts
+        if getattr(const, "co_name", None) == "prim_fun"
+    ]
+    return code.co_filename, code.co_firstlineno
+
+
+def _jax_type(kind: type) -> bool:
+    """Whether ``kind`` is defined by JAX or by the array libraries it builds on."""
+    return kind.__module__.split(".")[0] in ("jax", "jaxlib", "numpy", "ml_dtypes")
+
+
+def _jax_data_types() -> tuple[type, ...]:
+    """JAX's types of parameters that describe where arrays live: data, never code."""
+    from jax._src import mesh, named_sharding
+
+    return (named_sharding.UnspecifiedValue, named_sharding.NamedSharding, mesh.Mesh)
+
+
+def _lowering_rules(mlir: Any) -> Rules:
     """The lowering rule of every primitive, for any platform and for the CPU."""
     rules = {("any", prim): rule for prim, rule in mlir._lowerings.items()}
     cpu = mlir._platform_specific_lowerings["cpu"]
     return rules | {("cpu", prim): rule for prim, rule in cpu.items()}
-
-
-def _kind(
-    jaxpr: Any,
-    dispatch: str,
-    jax_rules: dict[tuple[str, Any], Any],
-    rules_now: dict[tuple[str, Any], Any],
-    plain: tuple[type, ...],
-) -> str:
-    """The kind (see the module's docstring) of the module lowered from ``jaxpr``."""
-    where = jaxpr.debug_info.func_src_info
-    _name, at, location = where.partition(" at ")
-    if not at or location.rsplit(":", 1)[0] != dispatch:
-        return OTHER
-    if len(jaxpr.eqns) > 1:
-        return CODE
-    for eqn in jaxpr.eqns:  # none when the primitive had nothing to do (a cast to the same type)
-        if not all(_plain(value, plain) for value in eqn.params.values()):
-            return CODE
-        own_rules = all(
-            rules_now.get((platform, eqn.primitive)) is jax_rules.get((platform, eqn.primitive))
-            for platform in ("any", "cpu")
-        )
-        if not own_rules or not any((p, eqn.primitive) in jax_rules for p in ("any", "cpu")):
-            return CODE
-    return PRIMITIVE
-
-
-def _plain(value: Any, plain: tuple[type, ...]) -> bool:
-    """Whether ``value`` is plain data: a scalar, a dtype, or a tuple of plain data."""
-    if isinstance(value, tuple):
-        return all(_plain(item, plain) for item in value)
-    return isinstance(value, plain)
 
 
 def _module_name(lowered: Any) -> str:

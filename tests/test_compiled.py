@@ -9,7 +9,6 @@ import pytest
 from autograder import compiled, isolation
 from autograder.compiled import CompileStore
 from autograder.isolation import STORE_MOUNT
-from autograder.registry import load_course
 from autograder.sandbox import LearnerError, Limits, NotebookRun
 from conftest import run_cli
 
@@ -58,16 +57,15 @@ def test_a_worker_cannot_write_into_the_store(tmp_path):
     assert "Read-only file system" in raised.value.message and not list(tmp_path.iterdir())
 
 
-def test_functions_the_course_defines_are_removed_from_the_store(tmp_path):
+def test_only_modules_recorded_as_jax_own_stay_in_the_store(tmp_path):
     digest = "0" * 64
-    lowered = {"jit_mlp_forward": "other", "jit__lambda_": "other", "jit_vmap_init_mlp_": "other"}
-    lowered |= {"jit_tanh": "primitive", "jit_stack": "primitive", "jit_scan": "code"}
-    for module, kind in lowered.items():
+    lowered = {"jit_tanh": ["jax"], "jit_stack": ["jax"], "jit_scan": ["code"]}
+    lowered |= {"jit_broadcast_in_dim": ["jax", "code"], "jit_unrecorded": []}
+    for module, kinds in lowered.items():
         (tmp_path / f"{module}-{digest}-cache").write_bytes(b"compiled")
         with (tmp_path / "provenance-a.jsonl").open("a") as records:
-            records.write(json.dumps({"module": module, "kind": kind}) + "\n")
-    (tmp_path / f"jit_unrecorded-{digest}-cache").write_bytes(b"compiled")
-    assert compiled._remove_course_functions(tmp_path, load_course())
+            records.writelines(json.dumps({"module": module, "kind": k}) + "\n" for k in kinds)
+    assert compiled._remove_course_code(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         f"jit_stack-{digest}-cache",
         f"jit_tanh-{digest}-cache",
@@ -77,50 +75,55 @@ def test_functions_the_course_defines_are_removed_from_the_store(tmp_path):
 def test_a_store_whose_records_cannot_be_read_is_not_used(tmp_path):
     (tmp_path / f"jit_tanh-{'0' * 64}-cache").write_bytes(b"compiled")
     (tmp_path / "provenance-a.jsonl").write_text('{"module": "jit_tanh", "ki\n')
-    assert not compiled._remove_course_functions(tmp_path, load_course())
+    assert not compiled._remove_course_code(tmp_path)
 
 
 def test_a_jax_operation_named_like_a_course_function_stays_in_the_store(tmp_path):
-    filling = _run(
-        CompileStore(str(tmp_path), writable=True),
-        "import jax.numpy as jnp\n_ = jnp.stack([jnp.ones(3), jnp.ones(3)])",
-        "def done():\n    return 1",
-    )
-    filling.call("done", (), {})
-    filling.close()
-    compiled._remove_course_functions(tmp_path, load_course())  # the course defines stack
+    _fill(tmp_path, "import jax.numpy as jnp\n_ = jnp.stack([jnp.ones(3), jnp.ones(3)])")
+    assert compiled._remove_course_code(tmp_path)
     assert "jit_stack" in _modules(tmp_path)
     assert not list(tmp_path.glob("provenance-*"))
 
 
-def test_a_jitted_function_sharing_a_jax_operations_name_removes_that_name(tmp_path):
-    filling = _run(
-        CompileStore(str(tmp_path), writable=True),
-        "import jax, jax.numpy as jnp\n_ = jnp.stack([jnp.ones(3), jnp.ones(3)])",
+def test_a_jitted_course_function_is_removed_from_the_store(tmp_path):
+    _fill(
+        tmp_path,
+        "import jax, jax.numpy as jnp",
         "def stack(trees):\n    return jax.tree.map(lambda *xs: jnp.stack(xs), *trees)",
         "_ = jax.jit(stack)([jnp.ones(2), jnp.ones(2)])",
-        "def done():\n    return 1",
     )
-    filling.call("done", (), {})
-    filling.close()
     assert "jit_stack" in _modules(tmp_path)
-    compiled._remove_course_functions(tmp_path, load_course())
+    assert compiled._remove_course_code(tmp_path)
     assert "jit_stack" not in _modules(tmp_path)
 
 
-def test_a_jax_operation_that_took_course_code_is_removed_whatever_its_name(tmp_path):
-    filling = _run(
-        CompileStore(str(tmp_path), writable=True),
-        "import jax, jax.numpy as jnp\n"
-        "def stack(x):\n    return x * 2\n"
-        "_ = jax.lax.map(stack, jnp.ones((2, 3)))",
-        "def done():\n    return 1",
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("jit_scan", "_ = jax.lax.map(double, jnp.ones((2, 3)))"),
+        ("jit__piecewise", "_ = jnp.piecewise(jnp.ones(3), [jnp.ones(3) > 0], [double])"),
+        ("jit__unnamed_function", "_ = jax.jit(Doubler())(jnp.ones(3))"),
+    ],
+)
+def test_a_jax_operation_that_compiled_course_code_is_removed_from_the_store(
+    tmp_path, module, source
+):
+    _fill(
+        tmp_path,
+        "import jax, jax.numpy as jnp",
+        "def double(x):\n    return x * 2\n"
+        "class Doubler:\n    def __call__(self, x):\n        return x * 2",
+        source,
     )
+    assert module in _modules(tmp_path)
+    assert compiled._remove_course_code(tmp_path)
+    assert module not in _modules(tmp_path)
+
+
+def _fill(folder, *sources: str) -> None:
+    filling = _run(CompileStore(str(folder), writable=True), *sources, "def done():\n    return 1")
     filling.call("done", (), {})
     filling.close()
-    assert "jit_scan" in _modules(tmp_path)
-    compiled._remove_course_functions(tmp_path, load_course())
-    assert "jit_scan" not in _modules(tmp_path)
 
 
 def _modules(folder) -> set[str]:
@@ -133,9 +136,6 @@ def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):
     assert "compiling the course's JAX operations once" in first.stderr
     (filled,) = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
     modules = {compiled.ENTRY.match(p.name)["module"] for p in filled.glob("*-cache")}
-    assert "jit_tanh" in modules
-    course_names = compiled._defined_names(load_course())
-    named_like_course = {m for m in modules for n in course_names if compiled.names_function(m, n)}
-    assert named_like_course <= {"jit_stack", "jit_unstack"}  # JAX's primitives of those names
+    assert "jit_tanh" in modules and not list(filled.glob("provenance-*"))
     again = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
     assert "compiling" not in again.stderr and again.returncode == first.returncode
