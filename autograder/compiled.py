@@ -146,7 +146,7 @@ def _fill(
 
 
 def _remove_course_code(folder: Path) -> bool:
-    """Delete every compiled module not known to hold JAX's own code only.
+    """Delete every file in ``folder`` but the compiled modules known to hold JAX's code only.
 
     Known means every lowering the reference run recorded under the module's
     name was judged JAX's own (see :mod:`autograder.provenance`). Returns False,
@@ -156,10 +156,10 @@ def _remove_course_code(folder: Path) -> bool:
     if kinds is None:
         return False
     provenance.remove_records(folder)
-    for entry in folder.iterdir():
+    for entry in folder.iterdir():  # anything else JAX may have written goes too
         match = ENTRY.match(entry.name)
-        if match is not None and kinds.get(match["module"]) != {provenance.JAX}:
-            entry.unlink()
+        if match is None or kinds.get(match["module"]) != {provenance.JAX}:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     return True
 
 

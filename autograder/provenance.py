@@ -18,7 +18,13 @@ and in every function nested in it:
   before any course code ran;
 - every parameter is plain data (numbers, strings, dtypes, tuples of them,
   a few of JAX's sharding descriptions) or a nested function held to the
-  same rules.
+  same rules;
+- no function closes over constants, which would be built into the module;
+- no lowering rule has been replaced or added since recording began.
+
+So that a course function cannot hide inside JAX's code by being inlined into
+it, the reference run stages every jit of a function JAX does not define as a
+call of its own.
 
 JAX offers no public hook on lowering, so :func:`record_lowerings` wraps an
 internal function and reads internal tables. Every way this can go wrong fails
@@ -54,8 +60,9 @@ def record_lowerings(folder: str) -> None:
     import jax
     import jaxlib
     import numpy
-    from jax._src import core, dispatch
+    from jax._src import core, dispatch, pjit
     from jax._src.interpreters import mlir, pxla
+    from jax._src.interpreters import partial_eval as pe
 
     lower = pxla.lower_sharding_computation
     judge = _Judge(
@@ -73,7 +80,8 @@ def record_lowerings(folder: str) -> None:
         lowered = lower(closed_jaxpr, *args, **kwargs)
         try:
             name: str | None = _module_name(lowered)
-            kind = JAX if judge.jax_own(closed_jaxpr.jaxpr) else CODE
+            overridden = getattr(kwargs.get("lowering_parameters"), "override_lowering_rules", 0)
+            kind = JAX if overridden is None and judge.jax_own(closed_jaxpr) else CODE
         except Exception:  # noqa: BLE001 - an unreadable lowering spoils the whole record
             name, kind = None, UNREADABLE
         if (name, kind) not in written:
@@ -82,6 +90,7 @@ def record_lowerings(folder: str) -> None:
         return lowered
 
     pxla.lower_sharding_computation = recording
+    _keep_course_jits_visible(judge, pjit, pe)
 
 
 def read_kinds(folder: Path) -> dict[str, set[str]] | None:
@@ -136,19 +145,31 @@ class _Judge:
         self.scalar_types = scalar_types  # enums, dtypes and numpy scalars, if JAX's or numpy's
         self.data_types = data_types
 
-    def jax_own(self, jaxpr: Any) -> bool:
-        """Whether ``jaxpr`` and every jaxpr nested in it hold JAX's own code only."""
-        return self._rules_unchanged() and self._own(jaxpr)
+    def jax_own(self, closed_jaxpr: Any) -> bool:
+        """Whether ``closed_jaxpr`` and every jaxpr nested in it hold JAX's own code only."""
+        return self._rules_unchanged() and self._plain(closed_jaxpr)
+
+    def defined_by_jax(self, jaxpr: Any) -> bool:
+        """Whether the function traced into ``jaxpr`` is defined in JAX's source."""
+        function = _defined_at(jaxpr)
+        return function is not None and function[0].startswith(self.sources)
 
     def _rules_unchanged(self) -> bool:
-        # a JAX rule may lower through other primitives' current rules
+        """Whether JAX's primitives still have exactly the rules they had when recording began.
+
+        A JAX rule may lower through other primitives' current rules, so any change
+        counts. New primitives (JAX registers some when a module of it is first
+        imported) are no change: a module using one is code anyway.
+        """
         now = self.rules_now()
-        return all(now.get(key) is rule for key, rule in self.rules.items())
+        known = {primitive for _platform, primitive in self.rules}
+        added = any(key not in self.rules and key[1] in known for key in now)
+        return not added and all(now.get(key) is rule for key, rule in self.rules.items())
 
     def _own(self, jaxpr: Any) -> bool:
-        function = _defined_at(jaxpr)
-        if function is None or not function[0].startswith(self.sources):
+        if not self.defined_by_jax(jaxpr):
             return False
+        function = _defined_at(jaxpr)
         # JAX's eager dispatch binds one primitive by construction, and may bind it
         # under the frames of the code that called it (as gradients do)
         eager = function == self.eager_dispatch and len(jaxpr.eqns) <= 1
@@ -174,12 +195,29 @@ class _Judge:
 
     def _plain(self, value: Any) -> bool:
         if isinstance(value, self.jaxpr_types):
-            return self._own(getattr(value, "jaxpr", value))
+            # constants a function closes over are built into its executable
+            return not getattr(value, "consts", ()) and self._own(getattr(value, "jaxpr", value))
         if isinstance(value, tuple) and (type(value) is tuple or _jax_type(type(value))):
             return all(self._plain(item) for item in value)
         if isinstance(value, self.scalar_types):
             return _jax_type(type(value))
         return type(value) in PLAIN_TYPES + self.data_types
+
+
+def _keep_course_jits_visible(judge: _Judge, pjit: Any, pe: Any) -> None:
+    """Stage every jit of a function JAX does not define as a call, never inlined.
+
+    Inlining (``jax.jit(f, inline=True)``) would stamp ``f``'s operations with its
+    caller's frames, so ``f`` called from JAX's code would pass for JAX's own.
+    """
+    stage = pe.custom_staging_rules[pjit.jit_p]
+
+    def staging(trace: Any, source_info: Any, *args: Any, **params: Any) -> Any:
+        if params.get("inline") and not judge.defined_by_jax(params["jaxpr"].jaxpr):
+            params = {**params, "inline": False}
+        return stage(trace, source_info, *args, **params)
+
+    pe.custom_staging_rules[pjit.jit_p] = staging
 
 
 def _defined_at(jaxpr: Any) -> tuple[str, int] | None:

@@ -41,6 +41,8 @@ LOWER_THINGS = textwrap.dedent(
     jax.jit(double)(x)
     jnp.piecewise(x, [x > 0], [double])
     jax.jit(Doubler())(x)
+    jax.jit(partial(jax.tree.map, jax.jit(double, inline=True)))(x)
+    jax.jit(jnp.arange(6.0).reshape(2, 3).__sub__)(x)
 
     secret = core.Primitive("stack")
     secret.def_impl(partial(dispatch.apply_primitive, secret))
@@ -70,6 +72,8 @@ JUDGED = {
     "a JAX operation given a function is code": ("jit_scan", {"code"}),
     "a JAX function that calls a given function is code": ("jit__piecewise", {"code"}),
     "a jitted callable object is code": ("jit__unnamed_function", {"code"}),
+    "a function inlined into JAX's code is code": ("jit_map", {"code"}),
+    "a JAX function closing over an array is code": ("jit__operator_sub", {"code"}),
     # jnp.stack first, then the primitive LOWER_THINGS registers under the same name
     "a primitive registered after recording began is code": ("jit_stack", {"jax", "code"}),
 }
@@ -78,6 +82,28 @@ JUDGED = {
 @pytest.mark.parametrize(("module", "kinds"), JUDGED.values(), ids=JUDGED.keys())
 def test_each_module_is_recorded_as_what_it_holds(recorded, module, kinds):
     assert recorded[module] == kinds
+
+
+OVERRIDE_A_RULE = textwrap.dedent(
+    """
+    import sys
+    from autograder.provenance import record_lowerings
+    record_lowerings(sys.argv[1])
+
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.interpreters import mlir
+
+    jnp.negative(jnp.ones(2))
+    mlir.register_lowering(lax.neg_p, mlir.lower_fun(lambda v: v * 3, False), platform="cpu")
+    jnp.negative(jnp.ones(3))
+    """
+)
+
+
+def test_a_jax_primitive_lowered_with_a_rule_registered_later_is_code(tmp_path):
+    subprocess.run([sys.executable, "-c", OVERRIDE_A_RULE, str(tmp_path)], check=True)
+    assert provenance.read_kinds(tmp_path)["jit_negative"] == {"jax", "code"}
 
 
 def test_kinds_from_every_record_file_are_joined(tmp_path):
