@@ -167,9 +167,10 @@ class _Judge:
         return not added and all(now.get(key) is rule for key, rule in self.rules.items())
 
     def _own(self, jaxpr: Any) -> bool:
-        if not self.defined_by_jax(jaxpr):
-            return False
+        """Whether ``jaxpr`` (without its constants) holds JAX's own code only."""
         function = _defined_at(jaxpr)
+        if function is None or not function[0].startswith(self.sources):
+            return False
         # JAX's eager dispatch binds one primitive by construction, and may bind it
         # under the frames of the code that called it (as gradients do)
         eager = function == self.eager_dispatch and len(jaxpr.eqns) <= 1
@@ -194,6 +195,7 @@ class _Judge:
         return False
 
     def _plain(self, value: Any) -> bool:
+        """Whether ``value`` is data, or a function (closing over nothing) of JAX's own code."""
         if isinstance(value, self.jaxpr_types):
             # constants a function closes over are built into its executable
             return not getattr(value, "consts", ()) and self._own(getattr(value, "jaxpr", value))
