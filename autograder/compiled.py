@@ -159,7 +159,7 @@ def _remove_course_code(folder: Path) -> bool:
     for entry in folder.iterdir():  # anything else JAX may have written goes too
         match = ENTRY.match(entry.name)
         if match is None or kinds.get(match["module"]) != {provenance.JAX}:
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     return True
 
 

@@ -12,8 +12,8 @@ hold other code (``code``). A module is JAX's own when, in the traced function
 and in every function nested in it:
 
 - the function is defined in JAX's source;
-- every operation was emitted by JAX's source while that function ran (no
-  frame from elsewhere between the operation and the function);
+- every operation was made by JAX's source (no frame from elsewhere between
+  the operation and the traced function);
 - every operation is a primitive whose lowering rules are the ones registered
   before any course code ran;
 - every parameter is plain data (numbers, strings, dtypes, tuples of them,
@@ -23,8 +23,8 @@ and in every function nested in it:
 - no lowering rule has been replaced or added since recording began.
 
 So that a course function cannot hide inside JAX's code by being inlined into
-it, the reference run stages every jit of a function JAX does not define as a
-call of its own.
+it, the reference run stages every jit of anything but JAX's own code as a call
+of its own.
 
 JAX offers no public hook on lowering, so :func:`record_lowerings` wraps an
 internal function and reads internal tables. Every way this can go wrong fails
@@ -149,11 +149,6 @@ class _Judge:
         """Whether ``closed_jaxpr`` and every jaxpr nested in it hold JAX's own code only."""
         return self._rules_unchanged() and self._plain(closed_jaxpr)
 
-    def defined_by_jax(self, jaxpr: Any) -> bool:
-        """Whether the function traced into ``jaxpr`` is defined in JAX's source."""
-        function = _defined_at(jaxpr)
-        return function is not None and function[0].startswith(self.sources)
-
     def _rules_unchanged(self) -> bool:
         """Whether JAX's primitives still have exactly the rules they had when recording began.
 
@@ -176,7 +171,7 @@ class _Judge:
         eager = function == self.eager_dispatch and len(jaxpr.eqns) <= 1
         return all(
             self._jax_primitive(eqn.primitive)
-            and (eager or self._emitted_by_jax(eqn, function))
+            and (eager or self._emitted_by_jax(eqn))
             and all(self._plain(value) for value in eqn.params.values())
             for eqn in jaxpr.eqns
         )
@@ -184,15 +179,17 @@ class _Judge:
     def _jax_primitive(self, primitive: Any) -> bool:
         return any((platform, primitive) in self.rules for platform in ("any", "cpu"))
 
-    def _emitted_by_jax(self, eqn: Any, function: tuple[str, int]) -> bool:
-        """Whether only JAX's frames lie between ``eqn``'s creation and ``function``'s frame."""
+    def _emitted_by_jax(self, eqn: Any) -> bool:
+        """Whether every frame of ``eqn``'s traceback is in JAX's source.
+
+        JAX records the frames from where an operation was made out to the
+        function being traced, so code from elsewhere that made the operation
+        inside it leaves its frame there.
+        """
         traceback = eqn.source_info.traceback
-        for frame in traceback.frames if traceback is not None else ():
-            if (frame.file_name, frame.function_start_line) == function:
-                return True
-            if not frame.file_name.startswith(self.sources):
-                return False
-        return False
+        return traceback is not None and all(
+            frame.file_name.startswith(self.sources) for frame in traceback.frames
+        )
 
     def _plain(self, value: Any) -> bool:
         """Whether ``value`` is data, or a function (closing over nothing) of JAX's own code."""
@@ -207,7 +204,7 @@ class _Judge:
 
 
 def _keep_course_jits_visible(judge: _Judge, pjit: Any, pe: Any) -> None:
-    """Stage every jit of a function JAX does not define as a call, never inlined.
+    """Stage every jit of anything but JAX's own code as a call, never inlined.
 
     Inlining (``jax.jit(f, inline=True)``) would stamp ``f``'s operations with its
     caller's frames, so ``f`` called from JAX's code would pass for JAX's own.
@@ -215,7 +212,7 @@ def _keep_course_jits_visible(judge: _Judge, pjit: Any, pe: Any) -> None:
     stage = pe.custom_staging_rules[pjit.jit_p]
 
     def staging(trace: Any, source_info: Any, *args: Any, **params: Any) -> Any:
-        if params.get("inline") and not judge.defined_by_jax(params["jaxpr"].jaxpr):
+        if params.get("inline") and not judge.jax_own(params["jaxpr"]):
             params = {**params, "inline": False}
         return stage(trace, source_info, *args, **params)
 

@@ -57,7 +57,7 @@ def test_a_worker_cannot_write_into_the_store(tmp_path):
     assert "Read-only file system" in raised.value.message and not list(tmp_path.iterdir())
 
 
-def test_only_modules_recorded_as_jax_own_stay_in_the_store(tmp_path):
+def test_only_modules_recorded_as_jax_own_stay_in_the_store_and_nothing_else(tmp_path):
     digest = "0" * 64
     lowered = {"jit_tanh": ["jax"], "jit_stack": ["jax"], "jit_scan": ["code"]}
     lowered |= {"jit_broadcast_in_dim": ["jax", "code"], "jit_unrecorded": []}
@@ -65,6 +65,9 @@ def test_only_modules_recorded_as_jax_own_stay_in_the_store(tmp_path):
         (tmp_path / f"{module}-{digest}-cache").write_bytes(b"compiled")
         with (tmp_path / "provenance-a.jsonl").open("a") as records:
             records.writelines(json.dumps({"module": module, "kind": k}) + "\n" for k in kinds)
+    (tmp_path / f"jit_scan-{digest}-atime").write_bytes(b"0")
+    (tmp_path / "jit_scan.lockfile").write_bytes(b"")
+    (tmp_path / "somewhere").mkdir()
     assert compiled._remove_course_code(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         f"jit_stack-{digest}-cache",

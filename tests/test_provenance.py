@@ -15,7 +15,7 @@ from autograder import provenance
 LOWER_THINGS = textwrap.dedent(
     """
     import sys
-    from functools import partial
+    from functools import partial, wraps
     from autograder.provenance import record_lowerings
     record_lowerings(sys.argv[1])
 
@@ -42,6 +42,12 @@ LOWER_THINGS = textwrap.dedent(
     jnp.piecewise(x, [x > 0], [double])
     jax.jit(Doubler())(x)
     jax.jit(partial(jax.tree.map, jax.jit(double, inline=True)))(x)
+    inline_partial = jax.jit(partial(jax.tree.map, double), inline=True)
+    jax.jit(partial(jax.tree_util.tree_map, inline_partial))(x)
+    def double_at(path, v):
+        return v * 2
+    inline_wrapper = jax.jit(wraps(jnp.tanh)(double_at), inline=True)
+    jax.jit(partial(jax.tree_util.tree_map_with_path, inline_wrapper))(x)
     jax.jit(jnp.arange(6.0).reshape(2, 3).__sub__)(x)
 
     secret = core.Primitive("stack")
@@ -73,6 +79,11 @@ JUDGED = {
     "a JAX function that calls a given function is code": ("jit__piecewise", {"code"}),
     "a jitted callable object is code": ("jit__unnamed_function", {"code"}),
     "a function inlined into JAX's code is code": ("jit_map", {"code"}),
+    "a partial inlined into JAX's code is code": ("jit_tree_map", {"code"}),
+    "a function posing as JAX's inlined into JAX's code is code": (
+        "jit_tree_map_with_path",
+        {"code"},
+    ),
     "a JAX function closing over an array is code": ("jit__operator_sub", {"code"}),
     # jnp.stack first, then the primitive LOWER_THINGS registers under the same name
     "a primitive registered after recording began is code": ("jit_stack", {"jax", "code"}),
@@ -104,6 +115,30 @@ OVERRIDE_A_RULE = textwrap.dedent(
 def test_a_jax_primitive_lowered_with_a_rule_registered_later_is_code(tmp_path):
     subprocess.run([sys.executable, "-c", OVERRIDE_A_RULE, str(tmp_path)], check=True)
     assert provenance.read_kinds(tmp_path)["jit_negative"] == {"jax", "code"}
+
+
+SAME_MODULE = textwrap.dedent(
+    """
+    import sys
+    import jax
+    from autograder.provenance import record_lowerings
+
+    def draw(key):
+        return jax.random.normal(key, (3,)) + jax.numpy.tanh(jax.random.uniform(key, (3,)))
+
+    def lowered():
+        jax.clear_caches()
+        return jax.jit(draw).lower(jax.random.key(0)).as_text()
+
+    before = lowered()
+    record_lowerings(sys.argv[1])
+    sys.exit(0 if lowered() == before else 1)
+    """
+)
+
+
+def test_recording_leaves_what_jax_compiles_for_its_own_code_unchanged(tmp_path):
+    subprocess.run([sys.executable, "-c", SAME_MODULE, str(tmp_path)], check=True)
 
 
 def test_kinds_from_every_record_file_are_joined(tmp_path):
