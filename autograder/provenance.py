@@ -20,7 +20,8 @@ and in every function nested in it:
   a few of JAX's sharding descriptions) or a nested function held to the
   same rules;
 - no function closes over constants, which would be built into the module;
-- no lowering rule has been replaced or added since recording began.
+- no lowering rule has been replaced or added since recording began, and no
+  custom differentiation, batching or solver rule has been made.
 
 So that a course function cannot hide inside JAX's code by being inlined into
 it, the reference run stages every jit of anything but JAX's own code as a call
@@ -91,6 +92,7 @@ def record_lowerings(folder: str) -> None:
 
     pxla.lower_sharding_computation = recording
     _keep_course_jits_visible(judge, pjit, pe)
+    _notice_course_rules(judge)
 
 
 def read_kinds(folder: Path) -> dict[str, set[str]] | None:
@@ -144,10 +146,11 @@ class _Judge:
         self.jaxpr_types = jaxpr_types
         self.scalar_types = scalar_types  # enums, dtypes and numpy scalars, if JAX's or numpy's
         self.data_types = data_types
+        self.course_rules = False  # see _notice_course_rules
 
     def jax_own(self, closed_jaxpr: Any) -> bool:
         """Whether ``closed_jaxpr`` and every jaxpr nested in it hold JAX's own code only."""
-        return self._rules_unchanged() and self._plain(closed_jaxpr)
+        return not self.course_rules and self._rules_unchanged() and self._plain(closed_jaxpr)
 
     def _rules_unchanged(self) -> bool:
         """Whether JAX's primitives still have exactly the rules they had when recording began.
@@ -217,6 +220,31 @@ def _keep_course_jits_visible(judge: _Judge, pjit: Any, pe: Any) -> None:
         return stage(trace, source_info, *args, **params)
 
     pe.custom_staging_rules[pjit.jit_p] = staging
+
+
+def _notice_course_rules(judge: _Judge) -> None:
+    """From the first custom differentiation, batching or solver rule made now, judge all as code.
+
+    JAX runs such a rule while it transforms the operation the rule belongs to,
+    with that operation's traceback, so what the rule makes looks made by
+    whoever called the operation, possibly JAX's own code. The rules JAX
+    defines for itself are made when it is imported, before recording begins.
+    """
+    from jax import lax
+    from jax._src import custom_batching, custom_derivatives
+
+    def noticing(make: Callable[..., Any]) -> Callable[..., Any]:
+        def made(*args: Any, **kwargs: Any) -> Any:
+            judge.course_rules = True
+            return make(*args, **kwargs)
+
+        return made
+
+    for kind in (custom_derivatives.custom_jvp, custom_derivatives.custom_vjp):
+        kind.__init__ = noticing(kind.__init__)
+    custom_batching.custom_vmap.__init__ = noticing(custom_batching.custom_vmap.__init__)
+    lax.custom_root = noticing(lax.custom_root)
+    lax.custom_linear_solve = noticing(lax.custom_linear_solve)
 
 
 def _defined_at(jaxpr: Any) -> tuple[str, int] | None:

@@ -117,6 +117,29 @@ def test_a_jax_primitive_lowered_with_a_rule_registered_later_is_code(tmp_path):
     assert provenance.read_kinds(tmp_path)["jit_negative"] == {"jax", "code"}
 
 
+COURSE_GRADIENT = textwrap.dedent(
+    """
+    import sys
+    from functools import partial
+    from autograder.provenance import record_lowerings
+    record_lowerings(sys.argv[1])
+
+    import jax, jax.numpy as jnp
+
+    @jax.custom_vjp
+    def f(v):
+        return v
+    f.defvjp(lambda v: (v, None), lambda _, g: (g * 3.0,))
+    jax.jit(partial(jax.tree.map, jax.grad(f)))(jnp.ones(()))
+    """
+)
+
+
+def test_a_gradient_rule_written_outside_jax_makes_what_follows_code(tmp_path):
+    subprocess.run([sys.executable, "-c", COURSE_GRADIENT, str(tmp_path)], check=True)
+    assert provenance.read_kinds(tmp_path)["jit_map"] == {provenance.CODE}
+
+
 SAME_MODULE = textwrap.dedent(
     """
     import sys
