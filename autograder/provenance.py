@@ -142,10 +142,11 @@ class _Judge:
         self.sources = sources
         self.eager_dispatch = eager_dispatch  # where JAX's function binding one primitive is
         self.rules = rules
+        self.primitives = {primitive for _platform, primitive in rules}  # JAX's own
         self.rules_now = rules_now
         self.jaxpr_types = jaxpr_types
         self.scalar_types = scalar_types  # enums, dtypes and numpy scalars, if JAX's or numpy's
-        self.data_types = data_types
+        self.data_types = PLAIN_TYPES + data_types  # exact types of plain parameters
         self.course_rules = False  # see _notice_course_rules
 
     def jax_own(self, closed_jaxpr: Any) -> bool:
@@ -160,8 +161,7 @@ class _Judge:
         imported) are no change: a module using one is code anyway.
         """
         now = self.rules_now()
-        known = {primitive for _platform, primitive in self.rules}
-        added = any(key not in self.rules and key[1] in known for key in now)
+        added = any(key not in self.rules and key[1] in self.primitives for key in now)
         return not added and all(now.get(key) is rule for key, rule in self.rules.items())
 
     def _own(self, jaxpr: Any) -> bool:
@@ -173,14 +173,11 @@ class _Judge:
         # under the frames of the code that called it (as gradients do)
         eager = function == self.eager_dispatch and len(jaxpr.eqns) <= 1
         return all(
-            self._jax_primitive(eqn.primitive)
+            eqn.primitive in self.primitives
             and (eager or self._emitted_by_jax(eqn))
             and all(self._plain(value) for value in eqn.params.values())
             for eqn in jaxpr.eqns
         )
-
-    def _jax_primitive(self, primitive: Any) -> bool:
-        return any((platform, primitive) in self.rules for platform in ("any", "cpu"))
 
     def _emitted_by_jax(self, eqn: Any) -> bool:
         """Whether every frame of ``eqn``'s traceback is in JAX's source.
@@ -203,7 +200,7 @@ class _Judge:
             return all(self._plain(item) for item in value)
         if isinstance(value, self.scalar_types):
             return _jax_type(type(value))
-        return type(value) in PLAIN_TYPES + self.data_types
+        return type(value) in self.data_types
 
 
 def _keep_course_jits_visible(judge: _Judge, pjit: Any, pe: Any) -> None:

@@ -34,9 +34,7 @@ def _run(store: CompileStore, *sources: str) -> NotebookRun:
 
 
 def test_a_worker_loads_an_operation_the_reference_run_compiled(tmp_path):
-    filling = _run(CompileStore(str(tmp_path), writable=True), TANH, "def done():\n    return 1")
-    filling.call("done", (), {})
-    filling.close()
+    _fill(tmp_path, TANH)
     reading = _run(CompileStore(str(tmp_path)), COUNT_HITS)
     try:
         assert reading.call("store_hits", (), {}) >= 1
@@ -138,7 +136,6 @@ def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):
     first = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
     assert "compiling the course's JAX operations once" in first.stderr
     (filled,) = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
-    modules = {compiled.ENTRY.match(p.name)["module"] for p in filled.glob("*-cache")}
-    assert "jit_tanh" in modules and not list(filled.glob("provenance-*"))
+    assert "jit_tanh" in _modules(filled) and not list(filled.glob("provenance-*"))
     again = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
     assert "compiling" not in again.stderr and again.returncode == first.returncode
