@@ -2,8 +2,10 @@
 
 pytest collects the course's own exercise notebooks; each test cell becomes an
 :class:`ExerciseItem`. The item runs the cell in this (the grader's) process, in a
-namespace where each graded function is a :class:`RemoteFunction` that calls the
-learner's function in a sandboxed worker and returns plain data.
+namespace where every name of the learner's notebook that the cell uses (graded
+functions, classes, helpers) is a :class:`RemoteFunction` that calls it in a
+sandboxed worker and returns plain data, and every probe of
+:mod:`autograder.probes` is a :class:`RemoteProbe` that runs it there.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 import nbformat
 import pytest
 
+from autograder import wire
+from autograder.probes import PROBES
 from autograder.registry import ExerciseNotebook, TestCell
 from autograder.sandbox import Limits, NotebookRun
 from autograder.submission import NotebookUnreadable, cells_to_run, read_notebook, tampered_cells
@@ -43,18 +47,30 @@ def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
     return dict(_TRUSTED_SETUP[exercise.path])
 
 
-class RemoteFunction:
-    """Stands in for a learner's function: calls it in the worker, returns plain data."""
+class RemoteFunction(wire.LearnerRef):
+    """Stands in for a name of the learner's notebook: calls it in the worker, returns
+    plain data. Handed to a probe, it travels as the name."""
 
     def __init__(self, run: NotebookRun, name: str) -> None:
+        super().__init__(name)
         self._run = run
-        self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._run.call(self.__name__, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<the learner's {self.__name__}>"
+
+
+class RemoteProbe:
+    """Stands in for a probe: runs it in the learner's worker, returns its plain answer."""
+
+    def __init__(self, run: NotebookRun, name: str) -> None:
+        self._run = run
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run.probe(self.__name__, args, kwargs)
 
 
 class NotebookContext:
@@ -82,8 +98,11 @@ class NotebookContext:
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded")
         namespace = trusted_namespace(self.exercise)
-        for function in self.exercise.functions:
-            namespace[function.name] = RemoteFunction(self.run, function.name)
+        for name, value in list(namespace.items()):
+            if any(value is probe for probe in PROBES.values()):
+                namespace[name] = RemoteProbe(self.run, value.__name__)
+        for name in test.free_names - namespace.keys():
+            namespace[name] = RemoteFunction(self.run, name)
         return run_test_cell(test, namespace, self.exercise.filename)
 
     def close(self) -> None:

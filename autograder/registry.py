@@ -10,6 +10,8 @@ declared a second time.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import re
 from dataclasses import dataclass
@@ -49,6 +51,15 @@ class TestCell:
     @property
     def filename(self) -> str:
         return f"<tests of {self.function}>"
+
+    @property
+    def free_names(self) -> frozenset[str]:
+        """Names the cell reads but neither binds nor finds among Python's builtins.
+
+        Those are the setup cell's names and the learner's: the grader gives each
+        of the learner's a stand-in that calls it in the worker.
+        """
+        return free_names(self.source)
 
     @property
     def visible_source(self) -> str:
@@ -247,6 +258,25 @@ def _graded_function(
         sealed=str(course.get("sealed", "")),
         source=cell.source,
     )
+
+
+@cache
+def free_names(source: str) -> frozenset[str]:
+    """Names ``source`` loads without binding them anywhere, builtins left out."""
+    loaded: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return frozenset(loaded - bound - set(dir(builtins)))
 
 
 def hidden_lines(source: str) -> frozenset[int]:

@@ -155,28 +155,48 @@ class NotebookRun:
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the learner's ``name`` in the worker and return its result as plain data."""
+        return self._request("call", name, args, kwargs)
+
+    def probe(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the probe ``name`` in the worker (see :mod:`autograder.probes`).
+
+        The learner's functions among the arguments are :class:`wire.LearnerRef`.
+        Errors are raised as for :meth:`call`, named after the first learner
+        function among the arguments.
+        """
+        subject = next((a.__name__ for a in args if isinstance(a, wire.LearnerRef)), name)
+        return self._request("probe", name, args, kwargs, subject)
+
+    def _request(
+        self,
+        op: str,
+        name: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        subject: str | None = None,
+    ) -> Any:
         worker = self._ready_worker()
         message = {
-            "op": "call",
+            "op": op,
             "name": name,
             "args": wire.encode(list(args)),
             "kwargs": wire.encode(kwargs),
         }
         try:
             reply = worker.request(message, self.limits.call_seconds)
-        except CallTimeout:
-            self._worker = None
-            raise
-        except WorkerCrashed:
+        except (CallTimeout, WorkerCrashed):
             self._worker = None
             raise
         if reply.get("ok"):
             return wire.decode(reply.get("value"))
         if reply.get("missing"):
             names = reply.get("names")
-            raise FunctionMissing(name, [str(n) for n in names] if isinstance(names, list) else [])
+            raise FunctionMissing(
+                str(reply.get("name") or name),
+                [str(n) for n in names] if isinstance(names, list) else [],
+            )
         error = reply.get("error")
-        raise LearnerError(name, error if isinstance(error, dict) else {})
+        raise LearnerError(subject or name, error if isinstance(error, dict) else {})
 
     def close(self) -> None:
         if self._worker is not None:

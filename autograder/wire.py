@@ -22,7 +22,12 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$bytes``         base64
 ``$node``          a custom pytree node: ``name``, ``children``, ``aux``
 ``$object``        any other object: ``name`` of its type and a short ``repr``
+``$learner``       a name in the learner's notebook (grader to worker only)
 =================  ===============================================================
+
+``$learner`` lets a test hand one of the learner's own functions to a probe
+(:mod:`autograder.probes`): the worker looks the name up in the notebook's
+namespace. Only the worker's reader resolves it; the grader's refuses it.
 """
 
 from __future__ import annotations
@@ -43,6 +48,21 @@ MAX_REPR = 200
 
 class WireError(ValueError):
     """A value that cannot be sent, or a message that cannot be read."""
+
+
+class Unresolved(WireError):
+    """A ``$learner`` name that the notebook does not define."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not defined")
+        self.name = name
+
+
+class LearnerRef:
+    """Names an object of the learner's notebook; sent as ``$learner``, never as a value."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
 
 
 def dumps(value: Any) -> str:
@@ -73,6 +93,8 @@ def encode(value: Any, depth: int = 0) -> Any:
     deeper = depth + 1
     if value is None or isinstance(value, bool | str):
         return value
+    if isinstance(value, LearnerRef):
+        return {"$learner": value.__name__}
     if isinstance(value, int) and type(value) is int:
         return value
     if type(value) is float:
@@ -180,17 +202,27 @@ def _short_repr(value: Any) -> str:
 # --- decoding ---------------------------------------------------------------
 
 
-def decode(raw: Any, *, jax_arrays: bool = False, depth: int = 0) -> Any:
+def decode(
+    raw: Any,
+    *,
+    jax_arrays: bool = False,
+    learner: dict[str, Any] | None = None,
+    depth: int = 0,
+) -> Any:
     """Rebuild a value from :func:`encode`'s output.
 
     An ``$object`` becomes an instance of an empty class of the same name, and a
-    ``$node`` an instance of a :class:`RemoteNode` subclass of the same name.
+    ``$node`` an instance of a :class:`RemoteNode` subclass of the same name. A
+    ``$learner`` name is looked up in ``learner`` (the notebook's namespace, on
+    the worker's side); without it, or for a name it lacks, decoding fails.
     """
     if depth > MAX_DEPTH + 1:
         raise WireError("message nested too deeply")
     if raw is None or isinstance(raw, bool | int | float | str):
         return raw
-    again = lambda item: decode(item, jax_arrays=jax_arrays, depth=depth + 1)  # noqa: E731
+    again = lambda item: decode(  # noqa: E731
+        item, jax_arrays=jax_arrays, learner=learner, depth=depth + 1
+    )
     if isinstance(raw, list):
         return [again(v) for v in raw]
     if not isinstance(raw, dict) or not raw:
@@ -233,6 +265,12 @@ def decode(raw: Any, *, jax_arrays: bool = False, depth: int = 0) -> Any:
                 return node_class(str(body))([again(c) for c in raw["children"]], aux)
             case "$object":
                 return empty_instance(str(body))
+            case "$learner":
+                if learner is None:
+                    raise WireError("a $learner name is only read by the worker")
+                if str(body) not in learner:
+                    raise Unresolved(str(body))
+                return learner[str(body)]
     except WireError:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as exc:

@@ -6,6 +6,9 @@ It reads requests from ``IN_FD`` and answers on ``OUT_FD``:
 - ``{"op": "exec", "cell": i, "source": s}`` runs cell ``i`` of the notebook;
 - ``{"op": "call", "name": f, "args": [...], "kwargs": {...}}`` calls ``f`` and
   answers with its result as plain data (:mod:`autograder.wire`);
+- ``{"op": "probe", "name": p, "args": [...], "kwargs": {...}}`` runs the probe
+  ``p`` of :mod:`autograder.probes` on the notebook's functions, named in the
+  arguments as ``$learner`` (:mod:`autograder.wire`), and answers with its result;
 - ``{"op": "names"}`` lists the callables the notebook defined.
 
 Nothing it sends is trusted: the grader decodes it as data and checks it there.
@@ -20,6 +23,7 @@ import traceback
 from typing import Any
 
 from autograder import channel, wire
+from autograder.probes import PROBES
 
 MAX_MESSAGE_TEXT = 2000
 
@@ -98,7 +102,12 @@ class Worker:
         if op == "exec":
             return self.exec_cell(int(request["cell"]), str(request["source"]))
         if op == "call":
-            return self.call(str(request["name"]), request["args"], request["kwargs"])
+            function = self.namespace.get(str(request["name"]))
+            if not callable(function):
+                return self.missing()
+            return self.call(function, request["args"], request["kwargs"])
+        if op == "probe" and str(request["name"]) in PROBES:
+            return self.call(PROBES[str(request["name"])], request["args"], request["kwargs"])
         if op == "names":
             return {"ok": True, "names": self.callable_names()}
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
@@ -113,13 +122,19 @@ class Worker:
             return {"ok": False, "error": describe_exception(exc)}
         return {"ok": True}
 
-    def call(self, name: str, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
-        function = self.namespace.get(name)
-        if not callable(function):
-            return {"ok": False, "missing": True, "names": self.callable_names()}
+    def missing(self, name: str | None = None) -> dict[str, Any]:
+        """The answer to a call of a name the notebook does not define."""
+        reply = {"ok": False, "missing": True, "names": self.callable_names()}
+        return reply if name is None else {**reply, "name": name}
+
+    def call(self, function: Any, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
+        """Call ``function`` (the learner's, or a probe) on decoded arguments."""
+        name = getattr(function, "__name__", "the function")
         try:
-            args = wire.decode(raw_args, jax_arrays=True)
-            kwargs = wire.decode(raw_kwargs, jax_arrays=True)
+            args = wire.decode(raw_args, jax_arrays=True, learner=self.namespace)
+            kwargs = wire.decode(raw_kwargs, jax_arrays=True, learner=self.namespace)
+        except wire.Unresolved as exc:
+            return self.missing(exc.name)
         except wire.WireError as exc:
             return {"ok": False, "error": {"type": "WireError", "message": str(exc)}}
         try:

@@ -1,0 +1,207 @@
+"""Probes: what a test cell may ask of a learner's code besides its return values.
+
+A test that checks the idea a chapter teaches (a helper that must be traced once
+per static value, ``jax.vmap`` given an ``in_axes`` tree, ``jax.grad`` taken over
+a whole tree) needs to watch the learner's code run, not only read its result.
+Each probe here takes the learner's functions and plain data, runs the learner's
+code, and answers with plain data only (numbers, strings, ``None``, lists,
+tuples and dicts), so the same test cell works in both places it runs:
+
+- in the learner's kernel (``check`` and ``nbgrader autograde``), where the
+  probe is this module's function, called on the learner's real objects;
+- in the grader, where the test cell's namespace holds stand-ins: the probe's
+  name and arguments travel to the learner's worker, the probe runs there, and
+  only its plain answer comes back (:mod:`autograder.plugin`).
+
+Probes use JAX's public API only. They import nothing of the grading machinery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import inspect
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+PROBES: dict[str, Callable[..., Any]] = {}
+
+
+def probe(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Register ``function`` as a probe that test cells may call."""
+    PROBES[function.__name__] = function
+    return function
+
+
+@probe
+def count_traces(
+    function: Callable[..., Any], calls: Sequence[Sequence[Any]], *, inside: str
+) -> list[int]:
+    """Call ``function(*args)`` for each ``args`` in ``calls``; say how often ``inside`` traced.
+
+    ``inside`` names a jitted helper of the learner's notebook (a module-level
+    ``@jax.jit`` function that ``function`` calls by name). For the duration of
+    the calls the helper is replaced by a fresh ``jax.jit`` of the same Python
+    function that counts its traces, so earlier calls do not count. The answer
+    has one entry per call: how many times the helper's Python body ran during
+    it (0 when a compiled trace was reused, or when the helper was not called).
+    """
+    import jax
+
+    namespace = _globals_of(function)
+    jitted = _learner_name(namespace, inside)
+    body = getattr(jitted, "__wrapped__", None)
+    if body is None:
+        raise TypeError(f"{inside} is not a jitted function: keep its @jax.jit decorator")
+    traces = 0
+
+    @functools.wraps(body)
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal traces
+        traces += 1
+        return body(*args, **kwargs)
+
+    counts = []
+    with _replaced(namespace, {inside: jax.jit(counting)}):
+        for args in calls:
+            before = traces
+            function(*args)
+            counts.append(traces - before)
+    return counts
+
+
+@probe
+def watch_calls(
+    function: Callable[..., Any],
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    *,
+    apis: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Call ``function(*args, **kwargs)`` and record its calls of the ``apis``.
+
+    An API is a dotted name of a public function (``"jax.vmap"``, ``"jax.grad"``)
+    or the name of a function of the learner's notebook (``"_eval_at_points"``).
+    A JAX function is watched wherever the learner's code reaches it: as
+    ``jax.vmap``, through an alias bound in the notebook (``from jax import
+    vmap``) or from another of the learner's functions. JAX's caches are cleared
+    first, so code that ``jit`` compiled earlier runs its Python again.
+
+    Returns one record per call, in the order they happened:
+    ``{"api": name, "arguments": {parameter: description}}``, with the arguments
+    bound to the API's parameter names (defaults left out) and each one described
+    by :func:`describe`.
+    """
+    import jax
+
+    namespace = _globals_of(function)
+    records: list[dict[str, Any]] = []
+    replacements: list[tuple[Any, str, Any]] = []
+    for api in apis:
+        owner, attribute, original = _locate(api, namespace)
+        watcher = _watcher(api, original, records)
+        replacements.append((owner, attribute, watcher))
+        if owner is not namespace:
+            aliases = [name for name, value in namespace.items() if value is original]
+            replacements += [(namespace, name, watcher) for name in aliases]
+    jax.clear_caches()
+    with contextlib.ExitStack() as stack:
+        for owner, attribute, watcher in replacements:
+            stack.enter_context(_replaced(owner, {attribute: watcher}))
+        function(*args, **(kwargs or {}))
+    return records
+
+
+def describe(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain data that says what a call was given.
+
+    Numbers, strings, bools and ``None`` stay as they are; lists, tuples and
+    dicts are described item by item (a namedtuple as a tuple); an array, or a
+    tracer standing for one, is ``"<array float32[3]>"``; a function is
+    ``"<function name>"``; anything else is ``"<TypeName>"``.
+    """
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if depth > 16:
+        return "<...>"
+    if isinstance(value, list | tuple) and type(value) in (list, tuple) or _is_namedtuple(value):
+        items = [describe(item, depth + 1) for item in value]
+        return items if type(value) is list else tuple(items)
+    if type(value) is dict:
+        return {key: describe(item, depth + 1) for key, item in value.items()}
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if isinstance(shape, tuple) and dtype is not None:
+        return f"<array {dtype}[{','.join(map(str, shape))}]>"
+    if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
+        return f"<function {getattr(value, '__name__', '?')}>"
+    return f"<{type(value).__name__}>"
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
+
+
+def _globals_of(function: Callable[..., Any]) -> dict[str, Any]:
+    """The namespace the learner's ``function`` looks its helpers up in."""
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    namespace = getattr(function, "__globals__", None)
+    if not isinstance(namespace, dict):
+        raise TypeError(f"{function!r} is not a function defined in the notebook")
+    return namespace
+
+
+def _learner_name(namespace: dict[str, Any], name: str) -> Any:
+    if name not in namespace:
+        raise NameError(f"{name} is not defined: keep the helper the exercise gives, by its name")
+    return namespace[name]
+
+
+def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:
+    """Where ``api`` lives: (namespace or module, attribute, current value)."""
+    if "." not in api:
+        return namespace, api, _learner_name(namespace, api)
+    module_name, _, attribute = api.rpartition(".")
+    module = importlib.import_module(module_name)
+    return module, attribute, getattr(module, attribute)
+
+
+def _watcher(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
+    try:
+        signature: inspect.Signature | None = inspect.signature(original)
+    except (TypeError, ValueError):
+        signature = None
+
+    @functools.wraps(original)
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        arguments: dict[str, Any]
+        try:
+            bound = signature.bind(*args, **kwargs) if signature else None
+            arguments = dict(bound.arguments) if bound else {"args": args, **kwargs}
+        except TypeError:
+            arguments = {"args": args, **kwargs}
+        records.append({"api": api, "arguments": describe(arguments)})
+        return original(*args, **kwargs)
+
+    return watched
+
+
+@contextlib.contextmanager
+def _replaced(owner: Any, values: dict[str, Any]) -> Iterator[None]:
+    """Set names of a dict or attributes of a module for the duration of the block."""
+    is_dict = isinstance(owner, dict)
+    saved = {name: owner[name] if is_dict else getattr(owner, name) for name in values}
+    for name, value in values.items():
+        if is_dict:
+            owner[name] = value
+        else:
+            setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if is_dict:
+                owner[name] = value
+            else:
+                setattr(owner, name, value)

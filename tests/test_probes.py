@@ -1,0 +1,134 @@
+"""Probes watch the learner's code run and answer with plain data, in a kernel or a worker."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from autograder import wire
+from autograder.probes import count_traces, describe, watch_calls
+from autograder.worker import Worker
+
+NOTEBOOK = """
+import jax
+import jax.numpy as jnp
+from jax import vmap
+
+
+@jax.jit
+def _double(x):
+    return x * 2
+
+
+def uses_helper(x):
+    return _double(x)
+
+
+def skips_helper(x):
+    return x * 2
+
+
+def maps_with_alias(x):
+    return vmap(lambda row: row.sum(), in_axes=0)(x)
+
+
+def maps_by_attribute(x):
+    return jax.vmap(lambda row: row.sum(), (0,))(x)
+"""
+
+
+@pytest.fixture
+def notebook() -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(NOTEBOOK, "<cell 1>", "exec"), namespace)
+    return namespace
+
+
+def test_count_traces_counts_a_trace_per_new_shape_and_none_for_a_repeat(notebook):
+    calls = [(jnp.ones(2),), (jnp.zeros(2),), (jnp.ones(3),)]
+    assert count_traces(notebook["uses_helper"], calls, inside="_double") == [1, 0, 1]
+
+
+def test_count_traces_is_zero_when_the_helper_is_skipped(notebook):
+    assert count_traces(notebook["skips_helper"], [(jnp.ones(2),)], inside="_double") == [0]
+
+
+def test_count_traces_puts_the_helper_back(notebook):
+    helper = notebook["_double"]
+    count_traces(notebook["uses_helper"], [(jnp.ones(2),)], inside="_double")
+    assert notebook["_double"] is helper
+
+
+def test_count_traces_names_a_missing_helper(notebook):
+    with pytest.raises(NameError, match="_missing"):
+        count_traces(notebook["uses_helper"], [(jnp.ones(2),)], inside="_missing")
+
+
+def test_watch_calls_sees_an_alias_bound_in_the_notebook(notebook):
+    calls = watch_calls(notebook["maps_with_alias"], (jnp.ones((2, 3)),), apis=["jax.vmap"])
+    assert [call["arguments"]["in_axes"] for call in calls] == [0]
+
+
+def test_watch_calls_binds_positional_arguments_to_their_names(notebook):
+    calls = watch_calls(notebook["maps_by_attribute"], (jnp.ones((2, 3)),), apis=["jax.vmap"])
+    assert calls[0]["arguments"]["in_axes"] == (0,)
+    assert calls[0]["arguments"]["fun"] == "<function <lambda>>"
+
+
+def test_watch_calls_restores_what_it_watched(notebook):
+    original = jax.vmap
+    watch_calls(notebook["maps_with_alias"], (jnp.ones((2, 3)),), apis=["jax.vmap"])
+    assert jax.vmap is original and notebook["vmap"] is original
+
+
+def test_watch_calls_records_a_notebook_helper_with_its_arguments(notebook):
+    calls = watch_calls(notebook["uses_helper"], (jnp.ones(4),), apis=["_double"])
+    assert calls == [{"api": "_double", "arguments": {"x": "<array float32[4]>"}}]
+
+
+def test_describe_keeps_plain_trees_and_names_everything_else():
+    class Custom:
+        pass
+
+    value = {"a": (None, 0), "b": [1.5, "s"], "c": jnp.zeros((2, 1)), "d": Custom()}
+    assert describe(value) == {
+        "a": (None, 0),
+        "b": [1.5, "s"],
+        "c": "<array float32[2,1]>",
+        "d": "<Custom>",
+    }
+
+
+def test_a_probe_runs_in_the_worker_on_the_notebooks_own_functions():
+    worker = Worker()
+    assert worker.exec_cell(1, NOTEBOOK)["ok"]
+    args = wire.encode([wire.LearnerRef("uses_helper"), [(jnp.ones(2),), (jnp.ones(2),)]])
+    reply = worker.handle(
+        {
+            "op": "probe",
+            "name": "count_traces",
+            "args": args,
+            "kwargs": wire.encode({"inside": "_double"}),
+        }
+    )
+    assert reply == {"ok": True, "value": [1, 0]}
+
+
+def test_a_probe_of_an_undefined_function_answers_missing_with_its_name():
+    worker = Worker()
+    args = wire.encode([wire.LearnerRef("nowhere"), []])
+    reply = worker.handle(
+        {
+            "op": "probe",
+            "name": "count_traces",
+            "args": args,
+            "kwargs": wire.encode({"inside": "_double"}),
+        }
+    )
+    assert reply["missing"] and reply["name"] == "nowhere"
+
+
+def test_the_grader_refuses_a_learner_name_in_a_workers_answer():
+    with pytest.raises(wire.WireError):
+        wire.decode({"$learner": "aux_data_demo"})
