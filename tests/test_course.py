@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import nbformat
 import pytest
@@ -105,3 +106,65 @@ def test_the_table_of_contents_lists_the_chapters_in_teaching_order():
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_each_function_has_probes_to_seal_its_reference_solution(function):
     assert len(function.probes) >= 2 and function.sealed
+
+
+def _solution_lines(function) -> list[str]:
+    """The reference solution's lines of 20 characters or more, and what each returns or
+    assigns when that is itself 20 characters or more, without whitespace."""
+    lines, inside = [], False
+    for line in _solution_cell(function).source.splitlines():
+        marker = line.strip()
+        if marker == "### END SOLUTION":
+            inside = False
+        if inside:
+            lines.append(marker)
+            lines.append(marker.removeprefix("return ").partition(" = ")[2] or "")
+            lines.append(marker.removeprefix("return "))
+        if marker == "### BEGIN SOLUTION":
+            inside = True
+    squeezed = {"".join(line.split()) for line in lines}
+    return sorted(line for line in squeezed if len(line) >= 20)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_no_hint_holds_a_line_of_its_reference_solution(function):
+    for number, text in enumerate(function.hints, start=1):
+        hint = "".join(text.replace("`", "").split())
+        held = [line for line in _solution_lines(function) if line in hint]
+        assert not held, f"hint {number} of {function.name} holds its solution's line {held[0]!r}"
+
+
+def _book_sections() -> dict[str, set[str]]:
+    """Each chapter's title and its second-level headings, as the book spells them."""
+    sections: dict[str, set[str]] = {}
+    for chapter in CHAPTERS:
+        text = (SOLUTIONS.parent / "book" / f"{chapter}.md").read_text(encoding="utf-8")
+        headings = [line for line in text.splitlines() if line.startswith("#")]
+        title = next(h[2:].strip() for h in headings if h.startswith("# "))
+        sections[title] = {h[3:].strip().replace("`", "") for h in headings if h.startswith("## ")}
+    return sections
+
+
+def _assertion_messages(source: str) -> list[str]:
+    """The text of every assertion's message in ``source`` (its string parts, joined)."""
+    return [
+        "".join(
+            part.value
+            for part in ast.walk(node.msg)
+            if isinstance(part, ast.Constant) and isinstance(part.value, str)
+        )
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assert) and node.msg is not None
+    ]
+
+
+def test_every_section_a_test_sends_the_learner_to_exists():
+    sections = _book_sections()
+    for function in COURSE.functions:
+        for test in function.tests:
+            for message in _assertion_messages(test.source):
+                for chapter, section in re.findall(r"Reread (.+?) → (.+?)\.(?:\s|$)", message):
+                    assert section in sections.get(chapter, ()), (
+                        f"{test.grade_id} sends the learner to {chapter} → {section}, "
+                        "which is not a chapter title and one of its sections"
+                    )
