@@ -85,7 +85,7 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
                     )
                 )
             graded.tampered = any(t.grade_id in context.tampered for t in function.tests)
-            if graded.status == "failed" and function.hints:
+            if graded.status in ("failed", "error") and function.hints:
                 graded.hint = function.hints[0]
             result.exercises.append(graded)
     return result

@@ -6,6 +6,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from autograder.explain import explain
 from autograder.registry import TestCell
 from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 
@@ -111,10 +112,15 @@ def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
             f"{exc.function} ran out of memory: it tried to use more than the worker's "
             "memory limit."
         )
+    pointer = explain(exc.type, exc.message)
+    said = f" {pointer.text()}" if pointer else ""
     if hidden:
-        return f"{exc.function} raised {exc.type} on the input of a hidden test."
-    detail = f": {exc.message}" if exc.message else ""
+        return f"{exc.function} raised {exc.type} on the input of a hidden test.{said}"
     trace = f"\n{exc.traceback.rstrip()}" if exc.traceback else ""
+    if pointer:
+        # the course's words first, JAX's own message under them
+        return f"{exc.function} raised {exc.type}.{said}\n{exc.type}: {exc.message}{trace}"
+    detail = f": {exc.message}" if exc.message else ""
     return f"{exc.function} raised {exc.type}{detail}{trace}"
 
 
@@ -122,6 +128,13 @@ def _local_error_message(exc: Exception, test: TestCell) -> str:
     name = type(exc).__name__
     if isinstance(exc, NotImplementedError):
         return f"{test.function} is not written yet: it still raises NotImplementedError."
+    pointer = explain(name, str(exc))
+    said = f" {pointer.text()}" if pointer else ""
     if _in_hidden(exc, test):
-        return f"A hidden test of {test.function} could not check the value it returned ({name})."
+        return (
+            f"A hidden test of {test.function} could not check the value it returned "
+            f"({name}).{said}"
+        )
+    if pointer:
+        return f"{test.function}'s test stopped with {name}.{said}\n{name}: {exc}"
     return f"{test.function}'s test stopped with {name}: {exc}"

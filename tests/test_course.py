@@ -168,3 +168,12 @@ def test_every_section_a_test_sends_the_learner_to_exists():
                         f"{test.grade_id} sends the learner to {chapter} → {section}, "
                         "which is not a chapter title and one of its sections"
                     )
+
+
+def test_every_section_an_error_points_to_exists():
+    from autograder.explain import POINTERS
+
+    sections = _book_sections()
+    for _, pointer in POINTERS:
+        chapter, _, section = pointer.section.partition(" → ")
+        assert section in sections.get(chapter, ()), f"{pointer.section} is not in the book"

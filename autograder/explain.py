@@ -1,0 +1,127 @@
+"""What an error raised by a learner's code points to, in the course's own terms.
+
+JAX's messages say what went wrong in JAX's words. For the errors this course's
+topics produce, :func:`explain` names the idea behind it and the section of the
+book to reread; the learner still sees JAX's message under it. Used by the
+grader's reports and by ``check``; it imports nothing of the grading machinery.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """An error's idea, and where the book teaches it (``Chapter → Section``)."""
+
+    idea: str
+    section: str
+
+    def text(self) -> str:
+        return f"This points to {self.idea}. Reread {self.section}."
+
+
+# First match wins: the more specific patterns come first. Each pattern is matched
+# against "ExceptionType: message" with re.search.
+POINTERS: tuple[tuple[str, Pointer], ...] = (
+    (
+        r"checking equality of metadata fields|arrays cannot be passed as metadata"
+        r"|truth value of an array with more than one element is ambiguous",
+        Pointer(
+            "an array kept in aux_data: JAX compares aux_data with ==, and an array "
+            "answers == with an array, not with True or False",
+            "aux_data → Arrays do not belong in aux_data",
+        ),
+    ),
+    (
+        r"in_axes specification must be a tree prefix",
+        Pointer(
+            "an in_axes that does not fit the arguments: it must be a prefix of the "
+            "arguments' tree, one entry per subtree",
+            "Pytrees through transformations → in_axes is a prefix tree",
+        ),
+    ),
+    (
+        r"vmap got inconsistent sizes|vmap was requested to map its argument",
+        Pointer(
+            "a value mapped over that has no batch axis: a value every example "
+            "shares gets None in in_axes",
+            "Pytrees through transformations → None is a leaf in in_axes",
+        ),
+    ),
+    (
+        r"pytree structure error|Custom node type mismatch|arity mismatch|key mismatch",
+        Pointer(
+            "trees of different structures mapped together: in jax.tree.map the first "
+            "tree must be a prefix of every other one",
+            "Mapping → The first tree is a prefix",
+        ),
+    ),
+    (
+        r"^UnexpectedTracerError",
+        Pointer(
+            "a traced value that escaped its transformation (kept in a global, a cache "
+            "or an object): what a transformed function computes must leave it through "
+            "its return value",
+            "Pytrees through transformations → Pytrees in, pytrees out",
+        ),
+    ),
+    (
+        r"^(ConcretizationTypeError|TracerBoolConversionError|TracerIntegerConversionError"
+        r"|TracerArrayConversionError)",
+        Pointer(
+            "Python asking for the value of a traced child (an if, a range, float(), "
+            "np.asarray): under jit a child has a shape and dtype but no value yet; what "
+            "Python must know while tracing is aux_data or a static argument",
+            "aux_data → Children and aux_data",
+        ),
+    ),
+    (
+        r"Non-hashable static arguments|unhashable type",
+        Pointer(
+            "a static value that cannot be hashed: static arguments and aux_data are "
+            "looked up in jit's cache, so they must hash and compare by value",
+            "aux_data → aux_data is part of jit's cache key",
+        ),
+    ),
+    (
+        r"grad requires real- or complex-valued inputs",
+        Pointer(
+            "an int leaf given to jax.grad: every leaf grad differentiates must be a float",
+            "Pytrees through transformations → grad rejects int leaves",
+        ),
+    ),
+    (
+        r"Duplicate custom PyTreeDef type registration",
+        Pointer(
+            "a class registered twice: run a registration once, not in a function called again",
+            "Custom nodes → Register a type once",
+        ),
+    ),
+    (
+        r"Comparator raised exception while sorting pytree dictionary keys",
+        Pointer(
+            "a dict whose keys cannot be sorted together: JAX flattens a dict in sorted key order",
+            "Leaves → Flattening order",
+        ),
+    ),
+    (
+        r"Too (few|many) leaves for PyTreeDef",
+        Pointer(
+            "unflatten given the wrong number of leaves: it needs exactly one per leaf "
+            "of the treedef",
+            "Structure → What unflatten checks",
+        ),
+    ),
+)
+
+
+def explain(error_type: str, message: str) -> Pointer | None:
+    """The course's pointer for an error of type ``error_type`` with ``message``, if any."""
+    text = f"{error_type}: {message}"
+    for pattern, pointer in POINTERS:
+        if re.search(pattern, text):
+            return pointer
+    return None

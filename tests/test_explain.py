@@ -1,0 +1,134 @@
+"""Errors teach: the errors this course's topics produce are named in the course's terms."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from autograder.explain import POINTERS, explain
+from autograder.registry import TestCell, hidden_lines
+from autograder.sandbox import LearnerError
+from autograder.verdicts import run_test_cell
+
+
+@jax.tree_util.register_pytree_node_class
+class WithAux:
+    def __init__(self, x, aux):
+        self.x, self.aux = x, aux
+
+    def tree_flatten(self):
+        return (self.x,), self.aux
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0], aux)
+
+
+def _array_in_aux_data():
+    f = jax.jit(lambda node: node.x)
+    f(WithAux(jnp.ones(2), jnp.ones(3)))
+    f(WithAux(jnp.ones(2), jnp.ones(3)))
+
+
+def _leaked_tracer():
+    kept = []
+    jax.jit(lambda x: kept.append(x) or x)(1.0)
+    return kept[0] + 1
+
+
+# Each error as the course's topics produce it on the pinned JAX, and the section it points to.
+ERRORS = {
+    "array in aux_data": (_array_in_aux_data, "aux_data → Arrays do not belong in aux_data"),
+    "structures differ in tree.map": (
+        lambda: jax.tree.map(lambda a, b: a, {"a": 1}, {"b": 1}),
+        "Mapping → The first tree is a prefix",
+    ),
+    "leaked tracer": (_leaked_tracer, "Pytrees through transformations → Pytrees in, pytrees out"),
+    "concretization": (
+        lambda: jax.jit(lambda x: 1 if x > 0 else 2)(1.0),
+        "aux_data → Children and aux_data",
+    ),
+    "non-hashable static argument": (
+        lambda: jax.jit(lambda x, s: x, static_argnums=1)(1.0, [1]),
+        "aux_data → aux_data is part of jit's cache key",
+    ),
+    "int leaf under grad": (
+        lambda: jax.grad(lambda p: p["a"] * 1.0)({"a": 1}),
+        "Pytrees through transformations → grad rejects int leaves",
+    ),
+    "in_axes not a prefix": (
+        lambda: jax.vmap(lambda x: x, in_axes=({"a": 0},))({"b": jnp.ones(2)}),
+        "Pytrees through transformations → in_axes is a prefix tree",
+    ),
+    "shared value mapped": (
+        lambda: jax.vmap(lambda x, y: x + y)(jnp.ones(2), 1.0),
+        "Pytrees through transformations → None is a leaf in in_axes",
+    ),
+    "registered twice": (
+        lambda: jax.tree_util.register_pytree_node(
+            WithAux, lambda n: ((), None), lambda a, c: None
+        ),
+        "Custom nodes → Register a type once",
+    ),
+    "unflatten with too few leaves": (
+        lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),
+        "Structure → What unflatten checks",
+    ),
+}
+
+
+def _raised(produce) -> BaseException:
+    with pytest.raises(Exception) as info:
+        produce()
+    return info.value
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_a_course_error_points_to_its_section(case):
+    produce, section = ERRORS[case]
+    error = _raised(produce)
+    pointer = explain(type(error).__name__, str(error))
+    assert pointer is not None and pointer.section == section
+
+
+def test_an_error_outside_the_course_topics_gets_no_pointer():
+    assert explain("ZeroDivisionError", "division by zero") is None
+
+
+def test_every_pointer_is_exercised_by_a_real_error():
+    sections = {section for _, section in ERRORS.values()}
+    assert {pointer.section for _, pointer in POINTERS} - sections <= {"Leaves → Flattening order"}
+
+
+SOURCE = "assert f(1) == 2, 'f(1) should be 2'\n"
+CELL = TestCell("test_f", "f", 1.0, SOURCE, hidden_lines(SOURCE))
+
+
+class Remote:
+    """A stand-in that raises as the grader's stand-ins do when the learner's code raised."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __call__(self, *args):
+        info = {"type": type(self.error).__name__, "message": str(self.error)}
+        raise LearnerError("f", info)
+
+
+def test_the_graders_message_names_the_idea_then_shows_jaxs_own():
+    error = _raised(_array_in_aux_data)
+    verdict = run_test_cell(CELL, {"f": Remote(error)}, "nb.ipynb")
+    first, _, rest = verdict.message.partition("\n")
+    assert verdict.outcome == "error"
+    assert "Reread aux_data → Arrays do not belong in aux_data." in first
+    assert str(error).splitlines()[0] in rest
+
+
+def test_check_in_the_notebook_names_the_idea_too():
+    def f(x):
+        return jax.grad(lambda p: p * 1.0)(x)
+
+    verdict = run_test_cell(CELL, {"f": f}, "nb.ipynb")
+    assert "Reread Pytrees through transformations → grad rejects int leaves." in verdict.message
+    assert "grad requires real- or complex-valued inputs" in verdict.message
