@@ -9,7 +9,14 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from autograder.report import STATUS_MARKS, ExerciseResult, Report, StudentResult, TestResult
+from autograder.report import (
+    HINTS_RECORD_NOTE,
+    STATUS_MARKS,
+    ExerciseResult,
+    Report,
+    StudentResult,
+    TestResult,
+)
 
 
 def _points(value: float) -> str:
@@ -95,7 +102,16 @@ def to_markdown(report: Report) -> str:
         for note in student.notes:
             where = f"{note.notebook}: " if note.notebook else ""
             lines.append(f"- ℹ️ {_cell(where + note.message)}")
+    lines += ["", "### Hints opened", "", HINTS_RECORD_NOTE, ""]
+    lines += ["| Student | Hints opened, per function |", "| --- | --- |"]
+    for student in report.students:
+        lines.append(f"| {_cell(student.student)} | {_hints_summary(student.exercises) or '—'} |")
     return "\n".join(lines) + "\n"
+
+
+def _hints_summary(exercises: list[ExerciseResult]) -> str:
+    """``fn: n`` for every function with hints opened, in the report's order."""
+    return ", ".join(f"`{e.name}`: {e.hints_opened}" for e in exercises if e.hints_opened)
 
 
 # The columns of ``nbgrader export``'s grades.csv, so gradebook tools that read
@@ -113,6 +129,9 @@ CSV_COLUMNS = (
     "score",
     "max_score",
 )
+# One column after nbgrader's: the hints each function's learner opened, as their
+# notebook records them (a record the learner could edit, as the name says).
+HINTS_COLUMN = "hints_opened (as the notebook records them; learner-editable)"
 
 
 def to_csv(report: Report) -> str:
@@ -120,10 +139,13 @@ def to_csv(report: Report) -> str:
     rows = []
     for student in report.students:
         notebooks: dict[str, list[float]] = {}
+        hints: dict[str, list[ExerciseResult]] = {}
         for exercise in student.exercises:
-            totals = notebooks.setdefault(exercise.notebook.removesuffix(".ipynb"), [0.0, 0.0])
+            assignment = exercise.notebook.removesuffix(".ipynb")
+            totals = notebooks.setdefault(assignment, [0.0, 0.0])
             totals[0] += exercise.score
             totals[1] += exercise.max_score
+            hints.setdefault(assignment, []).append(exercise)
         for assignment, (score, max_score) in notebooks.items():
             rows.append(
                 {
@@ -133,11 +155,14 @@ def to_csv(report: Report) -> str:
                     "late_submission_penalty": "0",
                     "score": _points(score),
                     "max_score": _points(max_score),
+                    HINTS_COLUMN: " ".join(
+                        f"{e.name}={e.hints_opened}" for e in hints[assignment] if e.hints_opened
+                    ),
                 }
             )
     rows.sort(key=lambda row: (row["assignment"], row["student_id"]))
     out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, restval="", lineterminator="\n")
+    writer = csv.DictWriter(out, (*CSV_COLUMNS, HINTS_COLUMN), restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()

@@ -68,7 +68,10 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
             )
         for function in exercise.functions:
             graded = ExerciseResult(
-                notebook=exercise.filename, name=function.name, max_score=function.points
+                notebook=exercise.filename,
+                name=function.name,
+                max_score=function.points,
+                hints_opened=min(context.hints_opened.get(function.name, 0), len(function.hints)),
             )
             for test in function.tests:
                 verdict = verdicts.get(

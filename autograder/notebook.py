@@ -3,9 +3,12 @@
 ``check`` runs the function's visible tests right in the learner's kernel (their
 own code, on their own machine: nothing to protect), prints what failed with the
 first hint, and records the result for ``python -m autograder status``.
-``solution`` shows the reference solution, but only to a function that already
-gives the reference's answers (see :mod:`autograder.sealing`). While the grader
-runs a notebook all three are silent, so they never change a grade.
+``hint`` shows the opened hints with one more each time, and leaves in the
+notebook's saved outputs a record of how many were opened (:data:`HINT_RECORD`), which
+the instructor's reports count. ``solution`` shows the reference solution, but
+only to a function that already gives the reference's answers (see
+:mod:`autograder.sealing`). While the grader runs a notebook all three are silent,
+so they never change a grade.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from autograder.reference import label, probe_results
 from autograder.registry import GradedFunction, learner_course_folder, load_course
 from autograder.verdicts import run_test_cell
 
-_hints_shown: dict[str, int] = {}
+HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
+"""The output type that records ``{"function": name, "opened": n}`` in a saved notebook
+(read back by :func:`autograder.submission.hints_opened`)."""
 
 
 def _grading() -> bool:
@@ -76,11 +81,12 @@ def check(name: str) -> None:
         return
     print(f"❌ {name}: {failures[0]}")
     if function.hints:
-        print(f'   Stuck? hint("{name}") shows a hint; {len(function.hints)} unlock one at a time.')
+        count = len(function.hints)
+        print(f'   Stuck? hint("{name}") opens a hint ({count} in all, one more per call).')
 
 
 def hint(name: str) -> None:
-    """Show the next hint for ``name``; each call reveals one more."""
+    """Show the hints of ``name`` opened so far, and one more."""
     if _grading():
         return
     function = _function(name)
@@ -89,14 +95,31 @@ def hint(name: str) -> None:
     if not function.hints:
         print(f"{name} has no hints.")
         return
-    shown = min(_hints_shown.get(name, 0) + 1, len(function.hints))
-    _hints_shown[name] = shown
-    for number, text in enumerate(function.hints[:shown], start=1):
-        print(f"💡 Hint {number}/{len(function.hints)}: {text}")
+    shown = min(progress.hints_opened(name) + 1, len(function.hints))
+    progress.record_hints_opened(name, shown)
+    lines = [
+        f"💡 Hint {number}/{len(function.hints)}: {text}"
+        for number, text in enumerate(function.hints[:shown], start=1)
+    ]
     if shown == len(function.hints):
-        print(
-            "   That was the last hint. The chapter's sections named in the test messages help too."
+        lines.append(
+            "That was the last hint. The sections named in the test messages help too; "
+            f'once {name} passes, solution("{name}") shows the reference solution.'
         )
+    _show("\n".join(lines), {"function": name, "opened": shown})
+
+
+def _show(text: str, record: dict[str, Any]) -> None:
+    """Print ``text``; in a notebook, also keep ``record`` in the cell's saved output."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        get_ipython = None  # noqa: N806 - stands for the imported function
+    if get_ipython is None or get_ipython() is None:
+        print(text)
+        return
+    display({"text/plain": text, HINT_RECORD: record}, raw=True)
 
 
 def solution(name: str) -> None:

@@ -23,7 +23,13 @@ from autograder import wire
 from autograder.probes import PROBES
 from autograder.registry import ExerciseNotebook, TestCell
 from autograder.sandbox import Limits, NotebookRun
-from autograder.submission import NotebookUnreadable, cells_to_run, read_notebook, tampered_cells
+from autograder.submission import (
+    NotebookUnreadable,
+    cells_to_run,
+    hints_opened,
+    read_notebook,
+    tampered_cells,
+)
 from autograder.verdicts import Verdict, run_test_cell
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
@@ -81,6 +87,7 @@ class NotebookContext:
         self.run: NotebookRun | None = None
         self.problem: Verdict | None = None
         self.tampered: dict[str, str] = {}
+        self.hints_opened: dict[str, int] = {}
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."
@@ -93,6 +100,7 @@ class NotebookContext:
             return
         self.run = NotebookRun(cells_to_run(nb, exercise), limits)
         self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
+        self.hints_opened = hints_opened(nb)
 
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:

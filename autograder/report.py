@@ -38,9 +38,16 @@ class TestResult:
     hidden: bool = True
 
 
+HINTS_RECORD_NOTE = (
+    "Hints opened are read from the hint outputs saved in each learner's notebook; "
+    "a learner can clear or edit them."
+)
+
+
 @dataclass
 class ExerciseResult:
-    """One graded function of one notebook."""
+    """One graded function of one notebook. ``hints_opened`` is what the learner's
+    notebook records of the hints they opened (see :data:`HINTS_RECORD_NOTE`)."""
 
     notebook: str
     name: str
@@ -48,6 +55,7 @@ class ExerciseResult:
     tests: list[TestResult] = field(default_factory=list)
     hint: str = ""
     tampered: bool = False
+    hints_opened: int = 0
 
     @property
     def score(self) -> float:
@@ -69,6 +77,7 @@ class ExerciseResult:
             "max_score": self.max_score,
             "status": self.status,
             "hint": self.hint,
+            "hints_opened": self.hints_opened,
             "tampered": self.tampered,
             "tests": [asdict(test) for test in self.tests],
         }
@@ -83,6 +92,7 @@ class ExerciseResult:
             tests=[TestResult(**test) for test in data.get("tests", [])],
             hint=str(data.get("hint", "")),
             tampered=bool(data.get("tampered", False)),
+            hints_opened=int(data.get("hints_opened", 0)),
         )
 
 
@@ -157,6 +167,7 @@ class Report:
             "isolation": self.isolation,
             "processes": self.processes,
             "seed": self.seed,
+            "hints_opened": HINTS_RECORD_NOTE,
             "students": [student.to_dict() for student in self.students],
         }
 

@@ -10,6 +10,9 @@ from autograder.checksum import cell_checksum
 from autograder.registry import ExerciseNotebook
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+# The output type that ``hint`` leaves in a notebook (autograder.notebook.HINT_RECORD);
+# written out here so that reading a submission does not import the learner's helpers.
+HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
 
 
 class NotebookUnreadable(Exception):
@@ -32,6 +35,27 @@ def cells_to_run(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> list[
         source = cell.get("source", "")
         cells.append((number, source if isinstance(source, str) else "".join(source)))
     return cells
+
+
+def hints_opened(nb: nbformat.NotebookNode) -> dict[str, int]:
+    """How many hints of each function the notebook's saved outputs say were opened.
+
+    ``hint`` leaves a :data:`HINT_RECORD` output each time it runs; the largest count
+    per function wins. It is the learner's own file: outputs can be cleared or
+    edited, so this is what the notebook says, not a proof.
+    """
+    opened: dict[str, int] = {}
+    for cell in nb.cells:
+        outputs = cell.get("outputs", []) if cell.get("cell_type") == "code" else []
+        for output in outputs if isinstance(outputs, list) else []:
+            data = output.get("data", {}) if isinstance(output, dict) else {}
+            record = data.get(HINT_RECORD) if isinstance(data, dict) else None
+            if not isinstance(record, dict):
+                continue
+            name, count = record.get("function"), record.get("opened")
+            if isinstance(name, str) and type(count) is int and count > 0:
+                opened[name] = max(opened.get(name, 0), count)
+    return opened
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import shutil
 import xml.etree.ElementTree as ET
 
+import nbformat
+
 from autograder import isolation, processes
 from autograder.registry import EXERCISES, SOLUTIONS
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
+from autograder.submission import HINT_RECORD
 from conftest import run_cli
 
 REPORT_KEYS = {"score", "max_score", "students"}
@@ -176,3 +179,35 @@ def test_another_seed_is_recorded_and_the_solutions_still_earn_full_marks(grade,
 
 def test_the_report_says_how_worker_processes_were_capped(graded_solutions):
     assert graded_solutions.report["processes"] == processes.describe(Limits().processes)
+
+
+def _with_hint_outputs(source, target, opened: dict[str, list[int]]):
+    """Copy notebook ``source`` with cells whose saved outputs are ``hint``'s records."""
+    nb = nbformat.read(source, as_version=4)
+    for name, counts in opened.items():
+        cell = nbformat.v4.new_code_cell(f"hint({name!r})")
+        cell.outputs = [
+            nbformat.v4.new_output(
+                "display_data",
+                data={"text/plain": "💡 ...", HINT_RECORD: {"function": name, "opened": count}},
+            )
+            for count in counts
+        ]
+        nb.cells.append(cell)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+
+
+def test_reports_show_the_hints_a_learners_notebook_records_opened(grade, course, tmp_path):
+    notebook = course.notebooks[0]
+    first, second = (f.name for f in notebook.functions[:2])
+    submission = tmp_path / "ada" / notebook.filename
+    _with_hint_outputs(notebook.path, submission, {first: [1, 2], second: [1]})
+    csv_path, markdown = tmp_path / "g.csv", tmp_path / "r.md"
+    graded = grade(submission, "--csv", csv_path, "--markdown", markdown)
+    opened = {e["name"]: e["hints_opened"] for e in graded.report["students"][0]["exercises"]}
+    assert opened[first] == 2 and opened[second] == 1
+    assert "learner can clear or edit" in graded.report["hints_opened"]
+    assert f"{first}=2 {second}=1" in csv_path.read_text()
+    text = markdown.read_text()
+    assert f"`{first}`: 2, `{second}`: 1" in text and "learner can clear or edit" in text

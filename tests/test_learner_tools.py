@@ -123,6 +123,36 @@ def test_in_notebook_check_explains_a_failure_and_hints_unlock_one_at_a_time(
     assert "Hint 2/" in second
 
 
+def test_hints_go_on_where_a_restarted_kernel_left_them(released_course, progress_env):
+    name = released_course.functions[0].name
+    code = f"from autograder.notebook import hint\nhint({name!r})"
+    _kernel_like_run(code, progress_env)
+    out = _kernel_like_run(code, progress_env)
+    assert "Hint 1/" in out and "Hint 2/" in out
+
+
+def test_a_hint_in_a_notebook_leaves_a_record_in_the_saved_output(
+    released_course, progress_env, monkeypatch
+):
+    import IPython
+    import IPython.display
+
+    from autograder import notebook
+
+    shown = []
+    monkeypatch.setenv("PYTREES_PROGRESS", progress_env["PYTREES_PROGRESS"])
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+    name = released_course.functions[0].name
+    notebook.hint(name)
+    notebook.hint(name)
+    assert [data[notebook.HINT_RECORD] for data in shown] == [
+        {"function": name, "opened": 1},
+        {"function": name, "opened": 2},
+    ]
+    assert "Hint 2/" in shown[1]["text/plain"]
+
+
 def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
     name = released_course.functions[0].name
     env = {**progress_env, "PYTREES_GRADING": "1"}
