@@ -14,7 +14,7 @@ import pytest
 from autograder import sealing
 from autograder.reference import label, probe_results, readable_solution, reference_namespace
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
-from conftest import run_cli
+from conftest import run_cli, write_variant
 
 
 @pytest.fixture
@@ -121,6 +121,20 @@ def test_in_notebook_check_explains_a_failure_and_hints_unlock_one_at_a_time(
     assert f"❌ {function.name}: {function.name} is not written yet" in first
     assert "Hint 1/" in first and "Hint 2/" not in first
     assert "Hint 2/" in second
+
+
+def test_check_shows_the_first_hint_for_a_function_that_raises(
+    released_course, progress_env, tmp_path
+):
+    notebook = released_course.notebooks[0]
+    function = notebook.functions[0]
+    raising = f"def {function.name}(*args, **kwargs):\n    raise ValueError('no')\n"
+    submission = write_variant(
+        notebook.path, tmp_path / notebook.filename, {function.name: raising}
+    )
+    done = run_cli("check", submission, env=progress_env)
+    assert f"{function.name} raised ValueError" in done.stdout
+    assert f"Hint: {function.hints[0][:40]}" in " ".join(done.stdout.split())
 
 
 def test_hints_go_on_where_a_restarted_kernel_left_them(released_course, progress_env):
