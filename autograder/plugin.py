@@ -4,8 +4,8 @@ pytest collects the course's own exercise notebooks; each test cell becomes an
 :class:`ExerciseItem`. The item runs the cell in this (the grader's) process, in a
 namespace where every name of the learner's notebook that the cell uses (graded
 functions, classes, helpers) is a :class:`RemoteFunction` that calls it in a
-sandboxed worker and returns plain data, and every probe of
-:mod:`autograder.probes` is a :class:`RemoteProbe` that runs it there.
+sandboxed worker and returns plain data, and every watcher of
+:mod:`autograder.watchers` is a :class:`RemoteWatcher` that runs it there.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import nbformat
 import pytest
 
 from autograder import wire
-from autograder.probes import PROBES
 from autograder.registry import ExerciseNotebook, TestCell
 from autograder.sandbox import Limits, NotebookRun
 from autograder.submission import (
@@ -31,6 +30,7 @@ from autograder.submission import (
     tampered_cells,
 )
 from autograder.verdicts import Verdict, run_test_cell
+from autograder.watchers import WATCHERS
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 
@@ -55,7 +55,7 @@ def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
 
 class RemoteFunction(wire.LearnerRef):
     """Stands in for a name of the learner's notebook: calls it in the worker, returns
-    plain data. Handed to a probe, it travels as the name."""
+    plain data. Handed to a watcher, it travels as the name."""
 
     def __init__(self, run: NotebookRun, name: str) -> None:
         super().__init__(name)
@@ -68,15 +68,15 @@ class RemoteFunction(wire.LearnerRef):
         return f"<the learner's {self.__name__}>"
 
 
-class RemoteProbe:
-    """Stands in for a probe: runs it in the learner's worker, returns its plain answer."""
+class RemoteWatcher:
+    """Stands in for a watcher: runs it in the learner's worker, returns its plain answer."""
 
     def __init__(self, run: NotebookRun, name: str) -> None:
         self._run = run
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._run.probe(self.__name__, args, kwargs)
+        return self._run.watch(self.__name__, args, kwargs)
 
 
 class NotebookContext:
@@ -107,8 +107,8 @@ class NotebookContext:
             return self.problem or Verdict("error", "not graded")
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
-            if any(value is probe for probe in PROBES.values()):
-                namespace[name] = RemoteProbe(self.run, value.__name__)
+            if any(value is watcher for watcher in WATCHERS.values()):
+                namespace[name] = RemoteWatcher(self.run, value.__name__)
         for name in test.free_names - namespace.keys():
             namespace[name] = RemoteFunction(self.run, name)
         return run_test_cell(test, namespace, self.exercise.filename)

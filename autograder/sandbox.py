@@ -157,15 +157,15 @@ class NotebookRun:
         """Call the learner's ``name`` in the worker and return its result as plain data."""
         return self._request("call", name, args, kwargs)
 
-    def probe(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Run the probe ``name`` in the worker (see :mod:`autograder.probes`).
+    def watch(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the watcher ``name`` in the worker (see :mod:`autograder.watchers`).
 
         The learner's functions among the arguments are :class:`wire.LearnerRef`.
         Errors are raised as for :meth:`call`, named after the first learner
         function among the arguments.
         """
         subject = next((a.__name__ for a in args if isinstance(a, wire.LearnerRef)), name)
-        return self._request("probe", name, args, kwargs, subject)
+        return self._request("watch", name, args, kwargs, subject)
 
     def _request(
         self,

@@ -25,8 +25,8 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$learner``       a name in the learner's notebook (grader to worker only)
 =================  ===============================================================
 
-``$learner`` lets a test hand one of the learner's own functions to a probe
-(:mod:`autograder.probes`): the worker looks the name up in the notebook's
+``$learner`` lets a test hand one of the learner's own functions to a watcher
+(:mod:`autograder.watchers`): the worker looks the name up in the notebook's
 namespace. Only the worker's reader resolves it; the grader's refuses it.
 """
 

@@ -6,8 +6,8 @@ It reads requests from ``IN_FD`` and answers on ``OUT_FD``:
 - ``{"op": "exec", "cell": i, "source": s}`` runs cell ``i`` of the notebook;
 - ``{"op": "call", "name": f, "args": [...], "kwargs": {...}}`` calls ``f`` and
   answers with its result as plain data (:mod:`autograder.wire`);
-- ``{"op": "probe", "name": p, "args": [...], "kwargs": {...}}`` runs the probe
-  ``p`` of :mod:`autograder.probes` on the notebook's functions, named in the
+- ``{"op": "watch", "name": w, "args": [...], "kwargs": {...}}`` runs the watcher
+  ``w`` of :mod:`autograder.watchers` on the notebook's functions, named in the
   arguments as ``$learner`` (:mod:`autograder.wire`), and answers with its result;
 - ``{"op": "names"}`` lists the callables the notebook defined.
 
@@ -23,7 +23,7 @@ import traceback
 from typing import Any
 
 from autograder import channel, wire
-from autograder.probes import PROBES
+from autograder.watchers import WATCHERS
 
 MAX_MESSAGE_TEXT = 2000
 
@@ -106,8 +106,8 @@ class Worker:
             if not callable(function):
                 return self.missing()
             return self.call(function, request["args"], request["kwargs"])
-        if op == "probe" and str(request["name"]) in PROBES:
-            return self.call(PROBES[str(request["name"])], request["args"], request["kwargs"])
+        if op == "watch" and str(request["name"]) in WATCHERS:
+            return self.call(WATCHERS[str(request["name"])], request["args"], request["kwargs"])
         if op == "names":
             return {"ok": True, "names": self.callable_names()}
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
@@ -128,7 +128,7 @@ class Worker:
         return reply if name is None else {**reply, "name": name}
 
     def call(self, function: Any, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
-        """Call ``function`` (the learner's, or a probe) on decoded arguments."""
+        """Call ``function`` (the learner's, or a watcher) on decoded arguments."""
         name = getattr(function, "__name__", "the function")
         try:
             args = wire.decode(raw_args, jax_arrays=True, learner=self.namespace)

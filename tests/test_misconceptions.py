@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from autograder.registry import SOLUTIONS, load_course
+from autograder.registry import REPO_ROOT, SOLUTIONS, load_course
 from conftest import Graded, grade_with_cli, write_variant
 
 COURSE = load_course(SOLUTIONS)
@@ -41,6 +41,11 @@ def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
 def test_every_graded_function_has_at_least_three_misconception_cases():
     counts = Counter(case["function"] for _, case in CASES)
     assert {f.name: counts[f.name] for f in COURSE.functions if counts[f.name] < 3} == {}
+
+
+def test_the_readme_gives_the_number_of_cases():
+    readme = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"`tests/misconceptions/` holds {len(CASES)} wrong-but-plausible" in readme
 
 
 def test_every_case_names_the_section_its_message_sends_the_learner_to():

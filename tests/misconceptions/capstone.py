@@ -17,7 +17,7 @@ CASES = [
     {
         "function": "init_mlp",
         "misconception": "jax.tree.map over a tree of shape tuples makes one array per shape",
-        "teaches": "Capstone: a tiny MLP → A tree of shapes is not a tree of leaves",
+        "teaches": "Reread Capstone: a tiny MLP → A tree of shapes is not a tree of leaves",
         "source": """
 def init_mlp(sizes, seed):
     shapes = [{"w": (m, n), "b": (n,)} for m, n in zip(sizes[:-1], sizes[1:])]
@@ -31,7 +31,7 @@ def init_mlp(sizes, seed):
     {
         "function": "init_mlp",
         "misconception": "one key can be reused for every layer",
-        "teaches": "Capstone: a tiny MLP → Parameters as a pytree",
+        "teaches": "Reread Capstone: a tiny MLP → Parameters as a pytree",
         "source": """
 def init_mlp(sizes, seed):
     key = jax.random.key(seed)
@@ -44,7 +44,7 @@ def init_mlp(sizes, seed):
     {
         "function": "init_mlp",
         "misconception": "a tuple of layers is the same tree as a list of layers",
-        "teaches": "Capstone: a tiny MLP → Parameters as a pytree",
+        "teaches": "Reread Capstone: a tiny MLP → Parameters as a pytree",
         "source": """
 def init_mlp(sizes, seed):
     keys = jax.random.split(jax.random.key(seed), len(sizes) - 1)
@@ -57,7 +57,7 @@ def init_mlp(sizes, seed):
     {
         "function": "mlp_forward",
         "misconception": "a layer dict's values come out as w then b",
-        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
         "source": """
 def mlp_forward(params, x):
     *hidden, last = params
@@ -71,7 +71,7 @@ def mlp_forward(params, x):
     {
         "function": "mlp_forward",
         "misconception": "jax.tree.leaves gives a layer's arrays in the order they were written",
-        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
         "source": """
 def mlp_forward(params, x):
     *hidden, last = params
@@ -85,7 +85,7 @@ def mlp_forward(params, x):
     {
         "function": "mlp_forward",
         "misconception": "every layer, the last included, ends with tanh",
-        "teaches": "Capstone: a tiny MLP → The forward pass",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
         "source": """
 def mlp_forward(params, x):
     for layer in params:
@@ -96,7 +96,7 @@ def mlp_forward(params, x):
     {
         "function": "momentum_step",
         "misconception": "one jax.tree.map whose function returns a pair gives a pair of trees",
-        "teaches": "Capstone: a tiny MLP → One map, two trees",
+        "teaches": "Reread Capstone: a tiny MLP → One map, two trees",
         "source": """
 def momentum_step(params, grads, velocity, lr, beta):
     def update(p, g, v):
@@ -109,7 +109,7 @@ def momentum_step(params, grads, velocity, lr, beta):
     {
         "function": "momentum_step",
         "misconception": "the params move with the old velocity",
-        "teaches": "Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
         "source": """
 def momentum_step(params, grads, velocity, lr, beta):
     new_params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
@@ -120,7 +120,7 @@ def momentum_step(params, grads, velocity, lr, beta):
     {
         "function": "momentum_step",
         "misconception": "the flat lists of leaves are as good as the trees",
-        "teaches": "Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
         "source": """
 def momentum_step(params, grads, velocity, lr, beta):
     new_params, new_velocity = [], []
@@ -134,7 +134,7 @@ def momentum_step(params, grads, velocity, lr, beta):
     {
         "function": "train_step",
         "misconception": "the loss to report is the one after the step",
-        "teaches": "Capstone: a tiny MLP → One jitted training step",
+        "teaches": "Reread Capstone: a tiny MLP → One jitted training step",
         "source": _MSE_LOSS
         + """
 
@@ -148,7 +148,7 @@ def train_step(params, x, y, lr):
     {
         "function": "train_step",
         "misconception": "only the weights are trained",
-        "teaches": "Capstone: a tiny MLP → Gradients of the whole tree",
+        "teaches": "Reread Capstone: a tiny MLP → Gradients of the whole tree",
         "source": _MSE_LOSS
         + """
 
@@ -159,6 +159,90 @@ def train_step(params, x, y, lr):
         {"w": layer["w"] - lr * grad["w"], "b": layer["b"]}
         for layer, grad in zip(params, grads)
     ]
+    return new_params, loss
+""",
+    },
+    {
+        "function": "mlp_forward",
+        "misconception": "a layer's leaves always come out b then w, so unpack them by position",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    *hidden, last = params
+    for layer in hidden:
+        b, w = jax.tree.leaves(layer)
+        x = jnp.tanh(x @ w + b)
+    b, w = jax.tree.leaves(last)
+    return x @ w + b
+""",
+    },
+    {
+        "function": "init_mlp",
+        "misconception": "splitting the key as you go, one split per layer, is splitting it once",
+        "teaches": "Reread Capstone: a tiny MLP → Parameters as a pytree",
+        "source": """
+def init_mlp(sizes, seed):
+    key = jax.random.key(seed)
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        key, subkey = jax.random.split(key)
+        w = jax.random.normal(subkey, (n_in, n_out)) / jnp.sqrt(n_in)
+        params.append({"w": w, "b": jnp.zeros(n_out)})
+    return params
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "a walk of one's own over dicts, lists and tuples does what jax.tree.map does",
+        "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    def walk(f, *trees):
+        first = trees[0]
+        if first is None:
+            return None
+        if isinstance(first, dict):
+            return type(first)((k, walk(f, *(t[k] for t in trees))) for k in first)
+        if isinstance(first, (list, tuple)):
+            items = [walk(f, *parts) for parts in zip(*trees)]
+            return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+        return f(*trees)
+
+    new_velocity = walk(lambda v, g: beta * v + g, velocity, grads)
+    new_params = walk(lambda p, v: p - lr * v, params, new_velocity)
+    return new_params, new_velocity
+""",
+    },
+    {
+        "function": "train_step",
+        "misconception": "jit only makes the step faster, so the decorator can go",
+        "teaches": "Reread Capstone: a tiny MLP → One jitted training step",
+        "source": _MSE_LOSS
+        + """
+
+def train_step(params, x, y, lr):
+    loss, grads = jax.value_and_grad(mse_loss)(params, x, y)
+    new_params = jax.tree.map(lambda p, g: p - lr * g, params, grads)
+    return new_params, loss
+""",
+    },
+    {
+        "function": "train_step",
+        "misconception": "one grad per layer is as good as one grad over the whole params tree",
+        "teaches": "Reread Capstone: a tiny MLP → Gradients of the whole tree",
+        "source": _MSE_LOSS
+        + """
+
+@jax.jit
+def train_step(params, x, y, lr):
+    loss = mse_loss(params, x, y)
+    new_params = []
+    for i, layer in enumerate(params):
+        def layer_loss(layer, i=i):
+            return mse_loss(params[:i] + [layer] + params[i + 1 :], x, y)
+
+        grads = jax.grad(layer_loss)(layer)
+        new_params.append(jax.tree.map(lambda p, g: p - lr * g, layer, grads))
     return new_params, loss
 """,
     },

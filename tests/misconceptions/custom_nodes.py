@@ -4,11 +4,70 @@ Each case's ``source`` replaces the function's whole solution cell; it must lose
 function's points, and a failing test's message must contain ``teaches``.
 """
 
+_LINEAR_CLASS = """
+class LinearParams:
+    def __init__(self, weights, bias):
+        self.weights = weights
+        self.bias = bias
+
+"""
+
+_LINEAR_TAIL = """
+
+jax.tree_util.register_pytree_node(LinearParams, flatten_linear, unflatten_linear)
+
+
+def make_linear(weights, bias):
+    return LinearParams(weights, bias)
+"""
+
+
+def _polynomial(init, flatten, unflatten, make="    return Polynomial(coeffs, var)\n"):
+    return (
+        "@jax.tree_util.register_pytree_node_class\n"
+        "class Polynomial:\n"
+        "    def __init__(self, coeffs, var):\n"
+        + init
+        + "\n    def tree_flatten(self):\n"
+        + flatten
+        + "\n    @classmethod\n"
+        "    def tree_unflatten(cls, aux_data, children):\n"
+        + unflatten
+        + "\n    def __call__(self, v):\n"
+        "        return jnp.polyval(jnp.asarray(self.coeffs)[::-1], v)\n"
+        "\n\ndef make_polynomial(coeffs, var):\n" + make
+    )
+
+
+_PLAIN_INIT = "        self.coeffs = coeffs\n        self.var = var\n"
+_FLATTEN = "        return (self.coeffs,), self.var\n"
+_UNFLATTEN = "        return cls(children[0], aux_data)\n"
+
+_TRAIN_STATE_CLASS = """
+@dataclasses.dataclass
+class TrainState:
+    params: object
+    step: object
+    name: str
+
+"""
+
+
+def _train_state(registration, make="    return TrainState(params, step, name)\n"):
+    return (
+        _TRAIN_STATE_CLASS
+        + "\n@functools.cache\ndef register_train_state():\n"
+        + registration
+        + "\n\ndef make_train_state(params, step, name):\n    register_train_state()\n"
+        + make
+    )
+
+
 CASES = [
     {
         "function": "make_linear",
         "misconception": "a subclass of a registered class is registered too",
-        "teaches": "Custom nodes → Subclasses are not registered",
+        "teaches": "Reread Custom nodes → Subclasses are not registered",
         "source": """
 class Params:
     def __init__(self, weights, bias):
@@ -38,14 +97,9 @@ def make_linear(weights, bias):
     {
         "function": "make_linear",
         "misconception": "the order of the children does not matter",
-        "teaches": "Custom nodes → Registering a class",
-        "source": """
-class LinearParams:
-    def __init__(self, weights, bias):
-        self.weights = weights
-        self.bias = bias
-
-
+        "teaches": "Reread Custom nodes → Registering a class",
+        "source": _LINEAR_CLASS
+        + """
 def flatten_linear(params):
     return (params.bias, params.weights), None
 
@@ -53,72 +107,131 @@ def flatten_linear(params):
 def unflatten_linear(aux_data, children):
     bias, weights = children
     return LinearParams(weights, bias)
+"""
+        + _LINEAR_TAIL,
+    },
+    {
+        "function": "make_linear",
+        "misconception": "unflatten only has to hand the children back",
+        "teaches": "Reread Custom nodes → Registering a class",
+        "source": _LINEAR_CLASS
+        + """
+def flatten_linear(params):
+    return (params.weights, params.bias), None
 
 
-jax.tree_util.register_pytree_node(LinearParams, flatten_linear, unflatten_linear)
+def unflatten_linear(aux_data, children):
+    return tuple(children)
+"""
+        + _LINEAR_TAIL,
+    },
+    {
+        "function": "make_linear",
+        "misconception": "unflatten takes its arguments in flatten's order, children first",
+        "teaches": "Reread Custom nodes → Registering a class",
+        "source": _LINEAR_CLASS
+        + """
+def flatten_linear(params):
+    return (params.weights, params.bias), None
 
 
-def make_linear(weights, bias):
-    return LinearParams(weights, bias)
-""",
+def unflatten_linear(children, aux_data):
+    return LinearParams(*children)
+"""
+        + _LINEAR_TAIL,
+    },
+    {
+        "function": "make_linear",
+        "misconception": "the shapes of the arrays are static, so they make good aux_data",
+        "teaches": "Reread Custom nodes → Registering a class",
+        "source": _LINEAR_CLASS
+        + """
+def flatten_linear(params):
+    shapes = (tuple(jnp.shape(params.weights)), tuple(jnp.shape(params.bias)))
+    return (params.weights, params.bias), shapes
+
+
+def unflatten_linear(aux_data, children):
+    return LinearParams(*children)
+"""
+        + _LINEAR_TAIL,
+    },
+    {
+        "function": "make_linear",
+        "misconception": "__init__ may convert its arguments to float32 arrays",
+        "teaches": "Reread Custom nodes → Keep the constructor plain",
+        "source": """
+class LinearParams:
+    def __init__(self, weights, bias):
+        self.weights = jnp.asarray(weights, dtype=jnp.float32)
+        self.bias = jnp.asarray(bias, dtype=jnp.float32)
+
+
+def flatten_linear(params):
+    return (params.weights, params.bias), None
+
+
+def unflatten_linear(aux_data, children):
+    return LinearParams(*children)
+"""
+        + _LINEAR_TAIL,
     },
     {
         "function": "make_polynomial",
         "misconception": "__init__ may convert its arguments with jnp.asarray",
-        "teaches": "Custom nodes → Keep the constructor plain",
-        "source": """
-@jax.tree_util.register_pytree_node_class
-class Polynomial:
-    def __init__(self, coeffs, var):
-        self.coeffs = jnp.asarray(coeffs)
-        self.var = var
-
-    def tree_flatten(self):
-        return (self.coeffs,), self.var
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        return cls(children[0], aux_data)
-
-    def __call__(self, v):
-        return jnp.polyval(jnp.asarray(self.coeffs)[::-1], v)
-
-
-def make_polynomial(coeffs, var):
-    return Polynomial(coeffs, var)
-""",
+        "teaches": "Reread Custom nodes → Keep the constructor plain",
+        "source": _polynomial(
+            "        self.coeffs = jnp.asarray(coeffs)\n        self.var = var\n",
+            _FLATTEN,
+            _UNFLATTEN,
+        ),
     },
     {
         "function": "make_polynomial",
-        "misconception": "putting everything in aux_data keeps jit happy",
-        "teaches": "Custom nodes → A Polynomial with a static var",
-        "source": """
-@jax.tree_util.register_pytree_node_class
-class Polynomial:
-    def __init__(self, coeffs, var):
-        self.coeffs = coeffs
-        self.var = var
-
-    def tree_flatten(self):
-        return (), (tuple(float(c) for c in self.coeffs), self.var)
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        coeffs, var = aux_data
-        return cls(list(coeffs), var)
-
-    def __call__(self, v):
-        return jnp.polyval(jnp.asarray(self.coeffs)[::-1], v)
-
-
-def make_polynomial(coeffs, var):
-    return Polynomial(coeffs, var)
-""",
+        "misconception": "__init__ should reject missing coefficients with a clear error",
+        "teaches": "Reread Custom nodes → Keep the constructor plain",
+        "source": _polynomial(
+            "        if coeffs is None:\n"
+            '            raise ValueError("a Polynomial needs coefficients")\n' + _PLAIN_INIT,
+            _FLATTEN,
+            _UNFLATTEN,
+        ),
+    },
+    {
+        "function": "make_polynomial",
+        "misconception": "aux_data must be a tuple, so var is wrapped in one",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": _polynomial(
+            _PLAIN_INIT,
+            "        return (self.coeffs,), (self.var,)\n",
+            "        return cls(children[0], aux_data[0])\n",
+        ),
+    },
+    {
+        "function": "make_polynomial",
+        "misconception": "each coefficient is a child of its own",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": _polynomial(
+            _PLAIN_INIT,
+            "        return tuple(self.coeffs), self.var\n",
+            "        return cls(list(children), aux_data)\n",
+        ),
+    },
+    {
+        "function": "make_polynomial",
+        "misconception": "make_polynomial should hand Polynomial a JAX array",
+        "teaches": "Reread Custom nodes → Keep the constructor plain",
+        "source": _polynomial(
+            _PLAIN_INIT,
+            _FLATTEN,
+            _UNFLATTEN,
+            make="    return Polynomial(jnp.asarray(coeffs), var)\n",
+        ),
     },
     {
         "function": "eval_polynomial",
         "misconception": "one compiled function per var, closing over the coefficients",
-        "teaches": "Custom nodes → A Polynomial with a static var",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
         "source": """
 _compiled = {}
 
@@ -131,9 +244,66 @@ def eval_polynomial(coeffs, var, x):
 """,
     },
     {
+        "function": "eval_polynomial",
+        "misconception": "the Polynomial, jit and vmap are ceremony: jnp.polyval gives the values",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.jit
+def _eval_at_points(poly, points):
+    return jax.vmap(lambda p, v: p(v), in_axes=(None, 0))(poly, points)
+
+
+def eval_polynomial(coeffs, var, x):
+    return jnp.polyval(jnp.asarray(coeffs)[::-1], jnp.asarray(x))
+""",
+    },
+    {
+        "function": "eval_polynomial",
+        "misconception": "a fresh jit of a closure over the polynomial is as good as passing it",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.jit
+def _eval_at_points(poly, points):
+    return jax.vmap(lambda p, v: p(v), in_axes=(None, 0))(poly, points)
+
+
+def eval_polynomial(coeffs, var, x):
+    poly = Polynomial(coeffs, var)
+    return jax.jit(jax.vmap(lambda v: poly(v)))(jnp.asarray(x))
+""",
+    },
+    {
+        "function": "eval_polynomial",
+        "misconception": "a Python loop over the points inside jit does what vmap does",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.jit
+def _eval_at_points(poly, points):
+    return jnp.stack([poly(v) for v in points])
+
+
+def eval_polynomial(coeffs, var, x):
+    return _eval_at_points(Polynomial(coeffs, var), jnp.asarray(x))
+""",
+    },
+    {
+        "function": "eval_polynomial",
+        "misconception": "polyval broadcasts, so vmap is not needed",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.jit
+def _eval_at_points(poly, points):
+    return poly(points)
+
+
+def eval_polynomial(coeffs, var, x):
+    return _eval_at_points(Polynomial(coeffs, var), jnp.asarray(x))
+""",
+    },
+    {
         "function": "make_train_state",
         "misconception": "a NamedTuple keeps its string fields static",
-        "teaches": "Custom nodes → NamedTuple: a node for free",
+        "teaches": "Reread Custom nodes → NamedTuple: a node for free",
         "source": """
 class TrainState(NamedTuple):
     params: object
@@ -148,7 +318,7 @@ def make_train_state(params, step, name):
     {
         "function": "make_train_state",
         "misconception": "register_dataclass without field lists knows which fields are static",
-        "teaches": "Custom nodes → register_dataclass",
+        "teaches": "Reread Custom nodes → register_dataclass",
         "source": """
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
@@ -165,20 +335,32 @@ def make_train_state(params, step, name):
     {
         "function": "make_train_state",
         "misconception": "the step count is static, like the name",
-        "teaches": "Custom nodes → register_dataclass",
-        "source": """
-@dataclasses.dataclass
-class TrainState:
-    params: object
-    step: object
-    name: str
-
-
-jax.tree_util.register_dataclass(TrainState, data_fields=["params"], meta_fields=["step", "name"])
-
-
-def make_train_state(params, step, name):
-    return TrainState(params, step, name)
-""",
+        "teaches": "Reread Custom nodes → register_dataclass",
+        "source": _train_state(
+            "    jax.tree_util.register_dataclass(\n"
+            '        TrainState, data_fields=["params"], meta_fields=["step", "name"]\n'
+            "    )\n"
+        ),
+    },
+    {
+        "function": "make_train_state",
+        "misconception": "the order of data_fields does not matter",
+        "teaches": "Reread Custom nodes → register_dataclass",
+        "source": _train_state(
+            "    jax.tree_util.register_dataclass(\n"
+            '        TrainState, data_fields=["step", "params"], meta_fields=["name"]\n'
+            "    )\n"
+        ),
+    },
+    {
+        "function": "make_train_state",
+        "misconception": "the step should be made a JAX array so that jit can trace it",
+        "teaches": "Reread Custom nodes → register_dataclass",
+        "source": _train_state(
+            "    jax.tree_util.register_dataclass(\n"
+            '        TrainState, data_fields=["params", "step"], meta_fields=["name"]\n'
+            "    )\n",
+            make="    return TrainState(params, jnp.asarray(step), name)\n",
+        ),
     },
 ]

@@ -8,7 +8,7 @@ CASES = [
     {
         "function": "zeros_from_shapes",
         "misconception": "a shape tuple is a leaf",
-        "teaches": "Gotchas → Shape tuples are nodes",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def zeros_from_shapes(shapes):
     return jax.tree.map(jnp.zeros, shapes)
@@ -17,7 +17,7 @@ def zeros_from_shapes(shapes):
     {
         "function": "zeros_from_shapes",
         "misconception": "every tuple is a shape",
-        "teaches": "Gotchas → Shape tuples are nodes",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def zeros_from_shapes(shapes):
     return jax.tree.map(jnp.zeros, shapes, is_leaf=lambda node: isinstance(node, tuple))
@@ -26,7 +26,7 @@ def zeros_from_shapes(shapes):
     {
         "function": "zeros_from_shapes",
         "misconception": "a non-empty tuple of ints is a shape, () is an empty container",
-        "teaches": "Gotchas → Shape tuples are nodes",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def zeros_from_shapes(shapes):
     def is_shape(node):
@@ -36,9 +36,37 @@ def zeros_from_shapes(shapes):
 """,
     },
     {
+        "function": "zeros_from_shapes",
+        "misconception": "any array of zeros will do, so np.zeros is as good as jnp.zeros",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
+        "source": """
+def zeros_from_shapes(shapes):
+    def is_shape(node):
+        return isinstance(node, tuple) and all(isinstance(n, int) for n in node)
+
+    return jax.tree.map(np.zeros, shapes, is_leaf=is_shape)
+""",
+    },
+    {
+        "function": "zeros_from_shapes",
+        "misconception": "a recursion of one's own avoids the trap as well as is_leaf does",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
+        "source": """
+def zeros_from_shapes(shapes):
+    if shapes is None:
+        return None
+    if isinstance(shapes, tuple) and all(isinstance(n, int) for n in shapes):
+        return jnp.zeros(shapes)
+    if isinstance(shapes, dict):
+        return type(shapes)((key, zeros_from_shapes(value)) for key, value in shapes.items())
+    parts = [zeros_from_shapes(value) for value in shapes]
+    return type(shapes)(*parts) if hasattr(shapes, "_fields") else type(shapes)(parts)
+""",
+    },
+    {
         "function": "fill_none",
         "misconception": "jax.tree.map calls the function on None",
-        "teaches": "Gotchas → None is not a leaf",
+        "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
     return jax.tree.map(lambda x: value if x is None else x, tree)
@@ -47,7 +75,7 @@ def fill_none(tree, value):
     {
         "function": "fill_none",
         "misconception": "empty containers are None too",
-        "teaches": "Gotchas → None is not a leaf",
+        "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
     def is_empty(x):
@@ -57,9 +85,45 @@ def fill_none(tree, value):
 """,
     },
     {
+        "function": "fill_none",
+        "misconception": "x == None is the same test as x is None",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def fill_none(tree, value):
+    return jax.tree.map(lambda x: value if x == None else x, tree, is_leaf=lambda x: x == None)
+""",
+    },
+    {
+        "function": "fill_none",
+        "misconception": "a tree that is just None has nothing in it to fill",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def fill_none(tree, value):
+    if tree is None:
+        return tree
+    return jax.tree.map(lambda x: value if x is None else x, tree, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "fill_none",
+        "misconception": "a recursion of one's own replaces None as well as is_leaf does",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def fill_none(tree, value):
+    if tree is None:
+        return value
+    if isinstance(tree, dict):
+        return type(tree)((key, fill_none(item, value)) for key, item in tree.items())
+    if isinstance(tree, (list, tuple)):
+        parts = [fill_none(item, value) for item in tree]
+        return type(tree)(*parts) if hasattr(tree, "_fields") else type(tree)(parts)
+    return tree
+""",
+    },
+    {
         "function": "leaf_keys",
         "misconception": "dicts flatten in insertion order",
-        "teaches": "Gotchas → Dict order",
+        "teaches": "Reread Gotchas → Dict order",
         "source": """
 def leaf_keys(d):
     return [key for key in d for _ in jax.tree.leaves(d[key])]
@@ -68,10 +132,29 @@ def leaf_keys(d):
     {
         "function": "leaf_keys",
         "misconception": "an OrderedDict is sorted like any dict",
-        "teaches": "Gotchas → Dict order",
+        "teaches": "Reread Gotchas → Dict order",
         "source": """
 def leaf_keys(d):
     return [key for key in sorted(d) for _ in jax.tree.leaves(d[key])]
+""",
+    },
+    {
+        "function": "leaf_keys",
+        "misconception": "the first entry of a key path is the key itself",
+        "teaches": "Reread Gotchas → Dict order",
+        "source": """
+def leaf_keys(d):
+    return [path[0] for path, _ in jax.tree.leaves_with_path(d)]
+""",
+    },
+    {
+        "function": "leaf_keys",
+        "misconception": "knowing the order rule is enough: no need for key paths",
+        "teaches": "Reread Gotchas → Dict order",
+        "source": """
+def leaf_keys(d):
+    keys = list(d) if isinstance(d, OrderedDict) else sorted(d)
+    return [key for key in keys for _ in jax.tree.leaves(d[key])]
 """,
     },
 ]

@@ -8,7 +8,7 @@ CASES = [
     {
         "function": "leaf_paths",
         "misconception": "paths follow the dict's insertion order",
-        "teaches": "Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def leaf_paths(tree):
     def walk(node, prefix):
@@ -30,7 +30,7 @@ def leaf_paths(tree):
     {
         "function": "leaf_paths",
         "misconception": "a namedtuple's children are numbered like a tuple's",
-        "teaches": "Key paths → The key types",
+        "teaches": "Reread Key paths → The key types",
         "source": """
 def leaf_paths(tree):
     def walk(node, prefix):
@@ -52,7 +52,7 @@ def leaf_paths(tree):
     {
         "function": "leaf_paths",
         "misconception": "None has a path like any leaf",
-        "teaches": "Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def leaf_paths(tree):
     pairs = jax.tree.leaves_with_path(tree, is_leaf=lambda node: node is None)
@@ -62,7 +62,7 @@ def leaf_paths(tree):
     {
         "function": "leaf_paths",
         "misconception": "keystr(simple=True) is the way to print a path",
-        "teaches": "Key paths → Paths as strings: keystr",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def leaf_paths(tree):
     pairs = jax.tree.leaves_with_path(tree)
@@ -72,7 +72,7 @@ def leaf_paths(tree):
     {
         "function": "weight_decay_mask",
         "misconception": "a key in a path compares equal to its name",
-        "teaches": "Key paths → The key types",
+        "teaches": "Reread Key paths → The key types",
         "source": """
 def weight_decay_mask(params):
     def decays(path, leaf):
@@ -86,7 +86,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "every named key is a dict key",
-        "teaches": "Key paths → The key types",
+        "teaches": "Reread Key paths → The key types",
         "source": """
 def weight_decay_mask(params):
     def decays(path, leaf):
@@ -101,7 +101,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "the path's text can be searched like a name",
-        "teaches": "Key paths → Mapping with paths",
+        "teaches": "Reread Key paths → Mapping with paths",
         "source": """
 def weight_decay_mask(params):
     def decays(path, leaf):
@@ -116,7 +116,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "only the last key of the path matters",
-        "teaches": "Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def weight_decay_mask(params):
     def name(key):
@@ -138,7 +138,7 @@ def weight_decay_mask(params):
     {
         "function": "flatten_to_dict",
         "misconception": "the separator is always a slash",
-        "teaches": "Key paths → Paths as strings: keystr",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     return {
@@ -150,7 +150,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "keystr(simple=True) separates the keys by itself",
-        "teaches": "Key paths → Paths as strings: keystr",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     return {keystr(path, simple=True): leaf for path, leaf in jax.tree.leaves_with_path(tree)}
@@ -159,7 +159,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "a flattened dict keeps the insertion order",
-        "teaches": "Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     out = {}
@@ -186,7 +186,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "None is a leaf with a path",
-        "teaches": "Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     pairs = jax.tree.leaves_with_path(tree, is_leaf=lambda node: node is None)
@@ -196,7 +196,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "each key builds its own nested dict",
-        "teaches": "Key paths → Flat dicts and back",
+        "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
     out = {}
@@ -212,7 +212,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "the separator is always a slash",
-        "teaches": "Key paths → Flat dicts and back",
+        "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
     out = {}
@@ -228,7 +228,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "a key splits into a parent and a child only",
-        "teaches": "Key paths → Flat dicts and back",
+        "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
     out = {}
@@ -244,7 +244,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "a numeric part was a list index",
-        "teaches": "Key paths → Flat dicts and back",
+        "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
     out = {}
@@ -255,6 +255,178 @@ def unflatten_from_dict(flat, sep="/"):
             node = node.setdefault(part, {})
         node[last] = value
     return out
+""",
+    },
+]
+
+
+# A walk of one's own that gets JAX's paths right on every builtin container: the values
+# match, the idea (paths come from JAX) is skipped.
+_WALK = """
+def _walk(node, prefix, out, text):
+    if node is None:
+        return
+    if isinstance(node, tuple) and hasattr(node, "_fields"):
+        items = [(text("attr", name), getattr(node, name)) for name in node._fields]
+    elif type(node) in (list, tuple):
+        items = [(text("index", i), child) for i, child in enumerate(node)]
+    elif type(node) is OrderedDict:
+        items = [(text("key", key), child) for key, child in node.items()]
+    elif type(node) is dict:
+        items = [(text("key", key), node[key]) for key in sorted(node)]
+    else:
+        out.append((prefix, node))
+        return
+    for step, child in items:
+        _walk(child, prefix + [step], out, text)
+"""
+
+CASES += [
+    {
+        "function": "leaf_paths",
+        "misconception": "a walk of one's own gives the same paths as JAX",
+        "teaches": "Reread Key paths → Leaves with their paths",
+        "source": _WALK
+        + """
+
+def _text(kind, value):
+    return {"attr": f".{value}", "index": f"[{value}]", "key": f"[{value!r}]"}[kind]
+
+
+def leaf_paths(tree):
+    out = []
+    _walk(tree, [], out, _text)
+    return ["".join(steps) for steps, _ in out]
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "str(path) writes a path as text",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
+        "source": """
+def leaf_paths(tree):
+    return [str(path) for path, _ in jax.tree.leaves_with_path(tree)]
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "paths come out sorted as strings",
+        "teaches": "Reread Key paths → Leaves with their paths",
+        "source": """
+def leaf_paths(tree):
+    return sorted(keystr(path) for path, _ in jax.tree.leaves_with_path(tree))
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "a walk of one's own decides each leaf as well as map_with_path",
+        "teaches": "Reread Key paths → Mapping with paths",
+        "source": """
+def weight_decay_mask(params):
+    def walk(node, names):
+        if node is None:
+            return None
+        if isinstance(node, tuple) and hasattr(node, "_fields"):
+            return type(node)(*[walk(getattr(node, f), names + [f]) for f in node._fields])
+        if type(node) in (list, tuple):
+            return type(node)(walk(child, names + [None]) for child in node)
+        if isinstance(node, dict):
+            return type(node)((k, walk(v, names + [str(k)])) for k, v in node.items())
+        if names and names[-1] in ("b", "bias"):
+            return False
+        return not any(n is not None and "norm" in n.lower() for n in names)
+
+    return walk(params, [])
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "a bias is any key that starts with b",
+        "teaches": "Reread Key paths → Mapping with paths",
+        "source": """
+def weight_decay_mask(params):
+    def name(key):
+        if isinstance(key, DictKey):
+            return str(key.key)
+        if isinstance(key, GetAttrKey):
+            return key.name
+        return None
+
+    def decays(path, leaf):
+        names = [name(key) for key in path]
+        if names and names[-1] is not None and names[-1].startswith("b"):
+            return False
+        return not any(n is not None and "norm" in n.lower() for n in names)
+
+    return jax.tree.map_with_path(decays, params)
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "a walk of one's own names the leaves as well as keystr",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
+        "source": _WALK
+        + """
+
+def flatten_to_dict(tree, sep="/"):
+    out = []
+    _walk(tree, [], out, lambda kind, value: str(value))
+    return {sep.join(steps): leaf for steps, leaf in out}
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "leaves should be stored as NumPy arrays",
+        "teaches": "Reread Key paths → Flat dicts and back",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    return {
+        keystr(path, simple=True, separator=sep): np.asarray(leaf)
+        for path, leaf in jax.tree.leaves_with_path(tree)
+    }
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "empty parts of a key are noise and can be dropped",
+        "teaches": "Reread Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        parts = [part for part in key.split(sep) if part]
+        if not parts:
+            continue
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return out
+""",
+    },
+    {
+        "function": "unflatten_from_dict",
+        "misconception": "a level whose parts are 0, 1, ... was a list",
+        "teaches": "Reread Key paths → Flat dicts and back",
+        "source": """
+def unflatten_from_dict(flat, sep="/"):
+    out = {}
+    for key, value in flat.items():
+        *parents, last = key.split(sep)
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+
+    def to_lists(node):
+        if not isinstance(node, dict):
+            return node
+        node = {k: to_lists(v) for k, v in node.items()}
+        if node and sorted(node) == [str(i) for i in range(len(node))]:
+            return [node[str(i)] for i in range(len(node))]
+        return node
+
+    return to_lists(out)
 """,
     },
 ]

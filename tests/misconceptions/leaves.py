@@ -8,7 +8,7 @@ CASES = [
     {
         "function": "count_leaves",
         "misconception": "None is a leaf",
-        "teaches": "Leaves → None is a node",
+        "teaches": "Reread Leaves → None is a node",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
     return len(jax.tree.leaves(tree, is_leaf=lambda node: node is None))
@@ -17,7 +17,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "an array is a container of its numbers",
-        "teaches": "Leaves → Containers and leaves",
+        "teaches": "Reread Leaves → Containers and leaves",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
     is_leaf = (lambda node: node is None) if none_is_leaf else None
@@ -27,7 +27,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "leaves_in_order",
         "misconception": "dicts flatten in insertion order",
-        "teaches": "Leaves → Flattening order",
+        "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
     if tree is None:
@@ -44,7 +44,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "an OrderedDict is sorted like any dict",
-        "teaches": "Leaves → Flattening order",
+        "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
     if tree is None:
@@ -61,7 +61,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "a namedtuple is a leaf",
-        "teaches": "Leaves → The registry",
+        "teaches": "Reread Leaves → The registry",
         "source": """
 def leaves_in_order(tree):
     if tree is None:
@@ -80,7 +80,7 @@ def leaves_in_order(tree):
     {
         "function": "is_leaf_type",
         "misconception": "anything that is not a list, tuple or dict is a leaf, None too",
-        "teaches": "Leaves → None is a node",
+        "teaches": "Reread Leaves → None is a node",
         "source": """
 def is_leaf_type(value):
     return not isinstance(value, (list, tuple, dict))
@@ -89,7 +89,7 @@ def is_leaf_type(value):
     {
         "function": "is_leaf_type",
         "misconception": "a treedef with a single node is a leaf",
-        "teaches": "Leaves → None is a node",
+        "teaches": "Reread Leaves → None is a node",
         "source": """
 def is_leaf_type(value):
     return jax.tree_util.treedef_is_leaf(jax.tree.structure(value))
@@ -98,10 +98,178 @@ def is_leaf_type(value):
     {
         "function": "is_leaf_type",
         "misconception": "a value with exactly one leaf is a leaf",
-        "teaches": "Leaves → Containers and leaves",
+        "teaches": "Reread Leaves → Containers and leaves",
         "source": """
 def is_leaf_type(value):
     return len(jax.tree.leaves(value)) == 1
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "a hand-written walk over the built-in container types finds the same leaves as JAX",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def count_leaves(tree, *, none_is_leaf=False):
+    if tree is None:
+        return 1 if none_is_leaf else 0
+    kind = type(tree)
+    if kind in (list, tuple) or (isinstance(tree, tuple) and hasattr(tree, "_fields")):
+        return sum(count_leaves(child, none_is_leaf=none_is_leaf) for child in tree)
+    if kind in (dict, OrderedDict, defaultdict):
+        return sum(count_leaves(child, none_is_leaf=none_is_leaf) for child in tree.values())
+    return 1
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "the Nones can be counted by hand and added to JAX's count, no need for is_leaf",
+        "teaches": "Reread Leaves → None is a node",
+        "source": """
+def _nones(tree):
+    if tree is None:
+        return 1
+    if isinstance(tree, (list, tuple)):
+        return sum(_nones(child) for child in tree)
+    if isinstance(tree, dict):
+        return sum(_nones(child) for child in tree.values())
+    return 0
+
+
+def count_leaves(tree, *, none_is_leaf=False):
+    count = len(jax.tree.leaves(tree))
+    return count + _nones(tree) if none_is_leaf else count
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "the Nones show in the printed tree, so counting 'None' in its text adds them",
+        "teaches": "Reread Leaves → None is a node",
+        "source": """
+def count_leaves(tree, *, none_is_leaf=False):
+    count = len(jax.tree.leaves(tree))
+    return count + str(tree).count("None") if none_is_leaf else count
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "none_is_leaf makes every childless node a leaf, empty containers too",
+        "teaches": "Reread Leaves → None is a node",
+        "source": """
+def count_leaves(tree, *, none_is_leaf=False):
+    def childless(node):
+        return node is None or (type(node) in (list, tuple, dict) and len(node) == 0)
+
+    return len(jax.tree.leaves(tree, is_leaf=childless if none_is_leaf else None))
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "sets and ranges are collections, so JAX walks into them like lists",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def count_leaves(tree, *, none_is_leaf=False):
+    def opened(node):
+        if type(node) in (set, frozenset, range):
+            return [opened(item) for item in node]
+        if type(node) is list:
+            return [opened(item) for item in node]
+        if type(node) is tuple:
+            return tuple(opened(item) for item in node)
+        if type(node) is dict:
+            return {key: opened(value) for key, value in node.items()}
+        return node
+
+    is_leaf = (lambda node: node is None) if none_is_leaf else None
+    return len(jax.tree.leaves(opened(tree), is_leaf=is_leaf))
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "asking JAX for the leaves is the same as walking the tree yourself",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def leaves_in_order(tree):
+    return jax.tree_util.tree_leaves(tree)
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "JAX's one-level flattening can decide what a container is while I recurse by hand",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def leaves_in_order(tree):
+    try:
+        children, _ = jax.tree_util.flatten_one_level(tree)
+    except ValueError:
+        return [tree]
+    return [leaf for child in children for leaf in leaves_in_order(child)]
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "sorting dict keys by their text avoids the mixed-key error and gives the same order",
+        "teaches": "Reread Leaves → Flattening order",
+        "source": """
+def leaves_in_order(tree):
+    if tree is None:
+        return []
+    kind = type(tree)
+    if kind is list or kind is tuple or (isinstance(tree, tuple) and hasattr(tree, "_fields")):
+        children = list(tree)
+    elif kind is dict or kind is defaultdict:
+        children = [tree[key] for key in sorted(tree, key=str)]
+    elif kind is OrderedDict:
+        children = list(tree.values())
+    else:
+        return [tree]
+    return [leaf for child in children for leaf in leaves_in_order(child)]
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "sets and ranges are containers like lists, so their items are the leaves",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def leaves_in_order(tree):
+    if tree is None:
+        return []
+    kind = type(tree)
+    if kind in (list, tuple, set, frozenset, range) or (isinstance(tree, tuple) and hasattr(tree, "_fields")):
+        children = list(tree)
+    elif kind is dict or kind is defaultdict:
+        children = [tree[key] for key in sorted(tree)]
+    elif kind is OrderedDict:
+        children = list(tree.values())
+    else:
+        return [tree]
+    return [leaf for child in children for leaf in leaves_in_order(child)]
+""",
+    },
+    {
+        "function": "is_leaf_type",
+        "misconception": "a hand-written list of the built-in container types is JAX's registry",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def is_leaf_type(value):
+    if value is None or type(value) in (list, tuple, dict, OrderedDict, defaultdict):
+        return False
+    return not (isinstance(value, tuple) and hasattr(value, "_fields"))
+""",
+    },
+    {
+        "function": "is_leaf_type",
+        "misconception": "anything iterable, apart from strings, is a container",
+        "teaches": "Reread Leaves → Containers and leaves",
+        "source": """
+import collections.abc
+
+
+def is_leaf_type(value):
+    if value is None:
+        return False
+    if isinstance(value, (str, bytes)):
+        return True
+    return not isinstance(value, collections.abc.Iterable)
 """,
     },
 ]

@@ -8,7 +8,7 @@ CASES = [
     {
         "function": "ones_from_shapes",
         "misconception": "jax.tree.map(jnp.ones, shapes) sees each shape as one leaf",
-        "teaches": "Mapping → The tree-of-shapes trap",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def ones_from_shapes(shapes):
     return jax.tree.map(jnp.ones, shapes)
@@ -17,7 +17,7 @@ def ones_from_shapes(shapes):
     {
         "function": "ones_from_shapes",
         "misconception": "every tuple is a shape, a tuple of shapes too",
-        "teaches": "Mapping → The tree-of-shapes trap",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def ones_from_shapes(shapes):
     return jax.tree.map(jnp.ones, shapes, is_leaf=lambda node: isinstance(node, tuple))
@@ -26,7 +26,7 @@ def ones_from_shapes(shapes):
     {
         "function": "ones_from_shapes",
         "misconception": "the empty tuple is an empty container, not a scalar's shape",
-        "teaches": "Mapping → The tree-of-shapes trap",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def ones_from_shapes(shapes):
     def is_shape(node):
@@ -36,9 +36,37 @@ def ones_from_shapes(shapes):
 """,
     },
     {
+        "function": "ones_from_shapes",
+        "misconception": "a walk of its own over dicts, lists and tuples is as good as jax.tree.map with is_leaf",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
+        "source": """
+def ones_from_shapes(shapes):
+    if shapes is None:
+        return None
+    if isinstance(shapes, tuple) and all(isinstance(size, int) for size in shapes):
+        return jnp.ones(shapes)
+    if isinstance(shapes, dict):
+        return type(shapes)((key, ones_from_shapes(value)) for key, value in shapes.items())
+    items = [ones_from_shapes(item) for item in shapes]
+    return type(shapes)(*items) if hasattr(shapes, "_fields") else type(shapes)(items)
+""",
+    },
+    {
+        "function": "ones_from_shapes",
+        "misconception": "any sequence of ints is a shape, so an empty list is the scalar shape",
+        "teaches": "Reread Mapping → Mapping over one tree",
+        "source": """
+def ones_from_shapes(shapes):
+    def is_shape(node):
+        return isinstance(node, (tuple, list)) and all(isinstance(d, int) for d in node)
+
+    return jax.tree.map(lambda shape: jnp.ones(tuple(shape)), shapes, is_leaf=is_shape)
+""",
+    },
+    {
         "function": "sgd_update",
         "misconception": "a None gradient never reaches the mapped function",
-        "teaches": "Mapping → The first tree is a prefix",
+        "teaches": "Reread Mapping → The first tree is a prefix",
         "source": """
 def sgd_update(params, grads, lr):
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
@@ -47,7 +75,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "the order of the trees passed to jax.tree.map does not matter",
-        "teaches": "Mapping → The first tree is a prefix",
+        "teaches": "Reread Mapping → The first tree is a prefix",
         "source": """
 def sgd_update(params, grads, lr):
     return jax.tree.map(lambda g, p: p if g is None else p - lr * g, grads, params)
@@ -56,7 +84,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "two dicts' values pair up in insertion order",
-        "teaches": "Mapping → Mapping over several trees",
+        "teaches": "Reread Mapping → Mapping over several trees",
         "source": """
 def sgd_update(params, grads, lr):
     if params is None or grads is None:
@@ -75,7 +103,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "zipping the two trees' leaves is the update",
-        "teaches": "Mapping → An SGD step",
+        "teaches": "Reread Mapping → An SGD step",
         "source": """
 def sgd_update(params, grads, lr):
     return [p - lr * g for p, g in zip(jax.tree.leaves(params), jax.tree.leaves(grads))]
@@ -84,16 +112,53 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "descent adds the gradient",
-        "teaches": "Mapping → An SGD step",
+        "teaches": "Reread Mapping → An SGD step",
         "source": """
 def sgd_update(params, grads, lr):
     return jax.tree.map(lambda p, g: p if g is None else p + lr * g, params, grads)
 """,
     },
     {
+        "function": "sgd_update",
+        "misconception": "a walk of its own over dicts, lists and tuples is as good as one jax.tree.map over both trees",
+        "teaches": "Reread Mapping → An SGD step",
+        "source": """
+def sgd_update(params, grads, lr):
+    if params is None:
+        return None
+    if grads is None:
+        return params
+    if isinstance(params, dict):
+        return type(params)((key, sgd_update(p, grads[key], lr)) for key, p in params.items())
+    if isinstance(params, (list, tuple)):
+        items = [sgd_update(p, g, lr) for p, g in zip(params, grads)]
+        return type(params)(*items) if hasattr(params, "_fields") else type(params)(items)
+    return params - lr * grads
+""",
+    },
+    {
+        "function": "sgd_update",
+        "misconception": "updating the parameters' containers in place and returning them is fine",
+        "teaches": "Reread Mapping → An SGD step",
+        "source": """
+def sgd_update(params, grads, lr):
+    if params is None or grads is None:
+        return params
+    if isinstance(params, (dict, list)):
+        keys = params.keys() if isinstance(params, dict) else range(len(params))
+        for key in keys:
+            params[key] = sgd_update(params[key], grads[key], lr)
+        return params
+    if isinstance(params, tuple):
+        items = [sgd_update(p, g, lr) for p, g in zip(params, grads)]
+        return type(params)(*items) if hasattr(params, "_fields") else tuple(items)
+    return params - lr * grads
+""",
+    },
+    {
         "function": "global_norm",
         "misconception": "jax.tree.reduce needs no initializer",
-        "teaches": "Mapping → Reducing a tree",
+        "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):
     return jnp.sqrt(jax.tree.reduce(lambda acc, leaf: acc + jnp.sum(jnp.square(leaf)), tree))
@@ -102,7 +167,7 @@ def global_norm(tree):
     {
         "function": "global_norm",
         "misconception": "the global norm is the sum of the leaves' norms",
-        "teaches": "Mapping → Reducing a tree",
+        "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):
     return float(sum(jnp.linalg.norm(jnp.ravel(leaf)) for leaf in jax.tree.leaves(tree)))
@@ -111,7 +176,7 @@ def global_norm(tree):
     {
         "function": "global_norm",
         "misconception": "every tree has at least one leaf to concatenate",
-        "teaches": "Mapping → Reducing a tree",
+        "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):
     flat = jnp.concatenate([jnp.ravel(leaf) for leaf in jax.tree.leaves(tree)])
@@ -119,9 +184,50 @@ def global_norm(tree):
 """,
     },
     {
+        "function": "global_norm",
+        "misconception": "a walk of its own over dicts, lists and tuples is as good as jax.tree.reduce",
+        "teaches": "Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    def total(node):
+        if node is None:
+            return 0.0
+        if isinstance(node, dict):
+            return sum(total(value) for value in node.values())
+        if isinstance(node, (list, tuple)):
+            return sum(total(item) for item in node)
+        return float(jnp.sum(jnp.square(jnp.asarray(node))))
+
+    return float(jnp.sqrt(total(tree)))
+""",
+    },
+    {
+        "function": "global_norm",
+        "misconception": "jnp.linalg.norm(leaf, 2) is a leaf's L2 norm whatever its shape",
+        "teaches": "Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    def squared_norm(leaf):
+        if jnp.ndim(leaf) == 0:
+            return jnp.square(leaf)
+        return jnp.square(jnp.linalg.norm(leaf, 2))
+
+    return float(jnp.sqrt(jax.tree.reduce(lambda acc, leaf: acc + squared_norm(leaf), tree, 0.0)))
+""",
+    },
+    {
+        "function": "global_norm",
+        "misconception": "the 0-d array jnp.sqrt returns is the Python float the docstring asks for",
+        "teaches": "convert the result at the end. Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    return jnp.sqrt(jax.tree.reduce(lambda acc, leaf: acc + jnp.sum(jnp.square(leaf)), tree, 0.0))
+""",
+    },
+    {
         "function": "stack",
         "misconception": "jax.tree.map(f, trees) gives f one leaf from each tree in the list",
-        "teaches": "Mapping → Transposing a list of trees",
+        "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def stack(trees):
     return jax.tree.map(lambda *leaves: jnp.stack(leaves), trees)
@@ -130,7 +236,7 @@ def stack(trees):
     {
         "function": "stack",
         "misconception": "a list of the stacked leaves is the stacked tree",
-        "teaches": "Mapping → Transposing a list of trees",
+        "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def stack(trees):
     return [jnp.stack(leaves) for leaves in zip(*[jax.tree.leaves(t) for t in trees])]
@@ -139,7 +245,7 @@ def stack(trees):
     {
         "function": "stack",
         "misconception": "dicts' values line up in insertion order",
-        "teaches": "Mapping → Mapping over several trees",
+        "teaches": "Reread Mapping → Mapping over several trees",
         "source": """
 def stack(trees):
     first = trees[0]
@@ -157,9 +263,35 @@ def stack(trees):
 """,
     },
     {
+        "function": "stack",
+        "misconception": "a walk of its own over dicts, lists and tuples is as good as jax.tree.map over *trees",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def stack(trees):
+    first = trees[0]
+    if first is None:
+        return None
+    if isinstance(first, dict):
+        return type(first)((key, stack([t[key] for t in trees])) for key in first)
+    if isinstance(first, (list, tuple)):
+        items = [stack([t[i] for t in trees]) for i in range(len(first))]
+        return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    return jnp.stack(trees)
+""",
+    },
+    {
+        "function": "stack",
+        "misconception": "concatenating the leaves is stacking them",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def stack(trees):
+    return jax.tree.map(lambda *leaves: jnp.concatenate([jnp.atleast_1d(x) for x in leaves]), *trees)
+""",
+    },
+    {
         "function": "unstack",
         "misconception": "mapping a function that returns the slices gives a list of trees",
-        "teaches": "Mapping → Returning a tuple adds a level",
+        "teaches": "Reread Mapping → Returning a tuple adds a level",
         "source": """
 def unstack(tree):
     return jax.tree.map(list, tree)
@@ -168,7 +300,7 @@ def unstack(tree):
     {
         "function": "unstack",
         "misconception": "jax.tree.transpose with a tuple as the inner structure gives a list",
-        "teaches": "Mapping → Returning a tuple adds a level",
+        "teaches": "Reread Mapping → Returning a tuple adds a level",
         "source": """
 def unstack(tree):
     n = len(jax.tree.leaves(tree)[0])
@@ -179,10 +311,50 @@ def unstack(tree):
     {
         "function": "unstack",
         "misconception": "the number of trees is the size of the top-level container",
-        "teaches": "Mapping → Transposing a list of trees",
+        "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def unstack(tree):
     return [jax.tree.map(lambda leaf: leaf[i], tree) for i in range(len(tree))]
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "a walk of its own over dicts, lists and tuples is as good as jax.tree.map",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    def take(node, i):
+        if node is None:
+            return None
+        if isinstance(node, dict):
+            return type(node)((key, take(value, i)) for key, value in node.items())
+        if isinstance(node, (list, tuple)):
+            items = [take(item, i) for item in node]
+            return type(node)(*items) if hasattr(node, "_fields") else type(node)(items)
+        return node[i]
+
+    n = len(jax.tree.leaves(tree)[0])
+    return [take(tree, i) for i in range(n)]
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "the number of trees is the first leaf's size",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    n = jax.tree.leaves(tree)[0].size
+    return [jax.tree.map(lambda leaf: leaf[i], tree) for i in range(n)]
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "slicing leaf[i : i + 1] is indexing leaf[i]",
+        "teaches": "Reread index each leaf, do not slice it. Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    n = len(jax.tree.leaves(tree)[0])
+    return [jax.tree.map(lambda leaf: leaf[i : i + 1], tree) for i in range(n)]
 """,
     },
 ]

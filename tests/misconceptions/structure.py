@@ -8,7 +8,7 @@ CASES = [
     {
         "function": "same_structure",
         "misconception": "the same number of leaves is the same structure",
-        "teaches": "Structure → Comparing structures",
+        "teaches": "Reread Structure → Comparing structures",
         "source": """
 def same_structure(a, b):
     return len(jax.tree.leaves(a)) == len(jax.tree.leaves(b))
@@ -17,7 +17,7 @@ def same_structure(a, b):
     {
         "function": "same_structure",
         "misconception": "a dict's insertion order is part of its structure",
-        "teaches": "Structure → Comparing structures",
+        "teaches": "Reread Structure → Comparing structures",
         "source": """
 def same_structure(a, b):
     containers = (list, tuple, dict)
@@ -35,7 +35,7 @@ def same_structure(a, b):
     {
         "function": "same_structure",
         "misconception": "trees that jax.tree.map accepts together have the same structure",
-        "teaches": "Structure → Comparing structures",
+        "teaches": "Reread Structure → Comparing structures",
         "source": """
 def same_structure(a, b):
     try:
@@ -48,7 +48,7 @@ def same_structure(a, b):
     {
         "function": "replace_leaves",
         "misconception": "new leaves go into a dict in insertion order",
-        "teaches": "Structure → Flatten and unflatten",
+        "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def replace_leaves(tree, leaves):
     new = iter(leaves)
@@ -70,7 +70,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "replace_leaves",
         "misconception": "rebuilding by hand with plain tuples and dicts keeps the structure",
-        "teaches": "Structure → Flatten and unflatten",
+        "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def replace_leaves(tree, leaves):
     new = iter(leaves)
@@ -92,7 +92,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "tree_ravel",
         "misconception": "a flat parameter vector is always float32",
-        "teaches": "Structure → One flat vector",
+        "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
     leaves = jax.tree.leaves(tree)
@@ -104,7 +104,7 @@ def tree_ravel(tree):
     {
         "function": "tree_ravel",
         "misconception": "a leaf's entries can go in any order, column by column too",
-        "teaches": "Structure → One flat vector",
+        "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
     leaves = jax.tree.leaves(tree)
@@ -117,7 +117,7 @@ def tree_ravel(tree):
     {
         "function": "tree_unravel",
         "misconception": "the pieces of the vector keep the vector's dtype",
-        "teaches": "Structure → One flat vector",
+        "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_unravel(like, vector):
     leaves, treedef = jax.tree.flatten(like)
@@ -127,6 +127,220 @@ def tree_unravel(like, vector):
         pieces.append(jnp.reshape(vector[start : start + size], shape))
         start += size
     return jax.tree.unflatten(treedef, pieces)
+""",
+    },
+    {
+        "function": "same_structure",
+        "misconception": "a hand-written walk over the built-in containers compares structures as JAX does",
+        "teaches": "Reread Structure → Comparing structures",
+        "source": """
+def _shape(tree):
+    if tree is None:
+        return None
+    kind = type(tree)
+    if kind is dict:
+        return ("dict", tuple((key, _shape(tree[key])) for key in sorted(tree)))
+    if kind is OrderedDict:
+        return ("ordered", tuple((key, _shape(value)) for key, value in tree.items()))
+    if kind in (list, tuple) or (isinstance(tree, tuple) and hasattr(tree, "_fields")):
+        return (kind.__name__, getattr(tree, "_fields", None), tuple(_shape(child) for child in tree))
+    return "*"
+
+
+def same_structure(a, b):
+    return _shape(a) == _shape(b)
+""",
+    },
+    {
+        "function": "same_structure",
+        "misconception": "blanking every leaf and comparing the trees with == compares their structures",
+        "teaches": "Reread Structure → Comparing structures",
+        "source": """
+def same_structure(a, b):
+    blank = lambda tree: jax.tree.map(lambda leaf: 0, tree)
+    try:
+        return blank(a) == blank(b)
+    except Exception:
+        return False
+""",
+    },
+    {
+        "function": "same_structure",
+        "misconception": "None holds nothing, so it may as well be a leaf when comparing",
+        "teaches": "Reread Structure → Counting leaves and nodes",
+        "source": """
+def same_structure(a, b):
+    is_none = lambda node: node is None
+    return jax.tree.structure(a, is_leaf=is_none) == jax.tree.structure(b, is_leaf=is_none)
+""",
+    },
+    {
+        "function": "replace_leaves",
+        "misconception": "mapping over the tree and taking the next new leaf each time is unflatten",
+        "teaches": "Reread Structure → What unflatten checks",
+        "source": """
+def replace_leaves(tree, leaves):
+    new = iter(leaves)
+    return jax.tree.map(lambda _: next(new), tree)
+""",
+    },
+    {
+        "function": "replace_leaves",
+        "misconception": "the new leaves should be flattened too, to be safe",
+        "teaches": "Reread Structure → What unflatten checks",
+        "source": """
+def replace_leaves(tree, leaves):
+    return jax.tree.unflatten(jax.tree.structure(tree), jax.tree.leaves(leaves))
+""",
+    },
+    {
+        "function": "replace_leaves",
+        "misconception": "extra leaves are harmless: take as many as the treedef needs",
+        "teaches": "Reread Structure → What unflatten checks",
+        "source": """
+def replace_leaves(tree, leaves):
+    treedef = jax.tree.structure(tree)
+    return jax.tree.unflatten(treedef, list(leaves)[: treedef.num_leaves])
+""",
+    },
+    {
+        "function": "replace_leaves",
+        "misconception": "a careful hand-written rebuild of the built-in containers is as good as the treedef",
+        "teaches": "Reread Structure → Flatten and unflatten",
+        "source": """
+def replace_leaves(tree, leaves):
+    new = iter(leaves)
+
+    def rebuild(node):
+        kind = type(node)
+        if node is None:
+            return None
+        if kind is dict:
+            values = {key: rebuild(node[key]) for key in sorted(node)}
+            return {key: values[key] for key in node}
+        if kind is OrderedDict:
+            return OrderedDict((key, rebuild(value)) for key, value in node.items())
+        if isinstance(node, tuple) and hasattr(node, "_fields"):
+            return kind(*[rebuild(child) for child in node])
+        if kind in (list, tuple):
+            return kind(rebuild(child) for child in node)
+        return next(new)
+
+    out = rebuild(tree)
+    if next(new, new) is not new:
+        raise ValueError("too many leaves")
+    return out
+""",
+    },
+    {
+        "function": "tree_ravel",
+        "misconception": "the first leaf's dtype is the vector's dtype",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_ravel(tree):
+    leaves = jax.tree.leaves(tree)
+    if not leaves:
+        return jnp.zeros(0, jnp.float32)
+    dtype = jnp.asarray(leaves[0]).dtype
+    return jnp.concatenate([jnp.ravel(jnp.asarray(leaf, dtype)) for leaf in leaves])
+""",
+    },
+    {
+        "function": "tree_ravel",
+        "misconception": "walking the built-in containers by hand finds the same leaves as JAX",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def _leaves(tree):
+    if tree is None:
+        return []
+    if type(tree) in (dict,):
+        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
+    if type(tree) is OrderedDict:
+        return [leaf for value in tree.values() for leaf in _leaves(value)]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for child in tree for leaf in _leaves(child)]
+    return [tree]
+
+
+def tree_ravel(tree):
+    leaves = _leaves(tree)
+    if not leaves:
+        return jnp.zeros(0, jnp.float32)
+    dtype = jnp.result_type(*leaves)
+    return jnp.concatenate([jnp.ravel(jnp.asarray(leaf, dtype)) for leaf in leaves])
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "ravel_pytree's unravel inverts any vector, whatever its dtype",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+from jax.flatten_util import ravel_pytree
+
+
+def tree_unravel(like, vector):
+    return ravel_pytree(like)[1](vector)
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "NumPy slicing and astype make the same leaves as JAX operations",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_unravel(like, vector):
+    leaves, treedef = jax.tree.flatten(like)
+    numbers = np.asarray(vector)
+    pieces, start = [], 0
+    for leaf in leaves:
+        pieces.append(numbers[start : start + leaf.size].reshape(leaf.shape).astype(leaf.dtype))
+        start += leaf.size
+    return jax.tree.unflatten(treedef, pieces)
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "a leaf with one entry is a scalar, so take vector[start] for it",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_unravel(like, vector):
+    leaves, treedef = jax.tree.flatten(like)
+    pieces, start = [], 0
+    for leaf in leaves:
+        if leaf.size == 1:
+            piece = vector[start]
+        else:
+            piece = jnp.reshape(vector[start : start + leaf.size], leaf.shape)
+        pieces.append(piece.astype(leaf.dtype))
+        start += leaf.size
+    return jax.tree.unflatten(treedef, pieces)
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "rebuilding the built-in containers by hand is as good as the treedef",
+        "teaches": "Reread Structure → Flatten and unflatten",
+        "source": """
+def tree_unravel(like, vector):
+    start = 0
+
+    def rebuild(node):
+        nonlocal start
+        kind = type(node)
+        if node is None:
+            return None
+        if kind is dict:
+            values = {key: rebuild(node[key]) for key in sorted(node)}
+            return {key: values[key] for key in node}
+        if kind is OrderedDict:
+            return OrderedDict((key, rebuild(value)) for key, value in node.items())
+        if kind in (list, tuple):
+            return kind(rebuild(child) for child in node)
+        leaf = jnp.asarray(node)
+        piece = jnp.reshape(vector[start : start + leaf.size], leaf.shape).astype(leaf.dtype)
+        start += leaf.size
+        return piece
+
+    return rebuild(like)
 """,
     },
 ]

@@ -24,7 +24,7 @@ CASES = [
     {
         "function": "batched_apply",
         "misconception": "mapping over a batch gives a list of per-example results",
-        "teaches": "Pytrees through transformations → Pytrees in, pytrees out",
+        "teaches": "Reread Pytrees through transformations → Pytrees in, pytrees out",
         "source": PREDICT
         + """
 def batched_apply(params, batch):
@@ -36,7 +36,7 @@ def batched_apply(params, batch):
     {
         "function": "batched_apply",
         "misconception": "a temperature given as a 0-d array is mapped like the inputs",
-        "teaches": "Pytrees through transformations → in_axes is a prefix tree",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
         "source": PREDICT
         + """
 def batched_apply(params, batch):
@@ -48,7 +48,7 @@ def batched_apply(params, batch):
     {
         "function": "per_example_grads",
         "misconception": "the gradient of the batch's mean loss is the per-example gradient",
-        "teaches": "Pytrees through transformations → Per-example gradients",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
         "source": LOSS
         + """
 def per_example_grads(params, xs, ys):
@@ -61,7 +61,7 @@ def per_example_grads(params, xs, ys):
     {
         "function": "per_example_grads",
         "misconception": "vmap of grad returns a list of gradient dicts",
-        "teaches": "Pytrees through transformations → Per-example gradients",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
         "source": LOSS
         + """
 def per_example_grads(params, xs, ys):
@@ -71,7 +71,7 @@ def per_example_grads(params, xs, ys):
     {
         "function": "l2_grad",
         "misconception": "allow_int=True differentiates int leaves",
-        "teaches": "Pytrees through transformations → grad rejects int leaves",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
         "source": PENALTY
         + """
 def l2_grad(params):
@@ -81,7 +81,7 @@ def l2_grad(params):
     {
         "function": "l2_grad",
         "misconception": "only Python ints are int leaves",
-        "teaches": "Pytrees through transformations → grad rejects int leaves",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
         "source": PENALTY
         + """
 def l2_grad(params):
@@ -92,7 +92,7 @@ def l2_grad(params):
     {
         "function": "in_axes_for",
         "misconception": "in_axes must spell out every leaf",
-        "teaches": "Pytrees through transformations → in_axes is a prefix tree",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
         "source": """
 def in_axes_for(batch):
     return jax.tree.map(lambda leaf: 0 if np.ndim(leaf) >= 1 else None, batch)
@@ -101,7 +101,7 @@ def in_axes_for(batch):
     {
         "function": "in_axes_for",
         "misconception": "None in an axis spec is an empty node, so jax.tree.leaves sees every axis",
-        "teaches": "Pytrees through transformations → None is a leaf in in_axes",
+        "teaches": "Reread Pytrees through transformations → None is a leaf in in_axes",
         "source": """
 def in_axes_for(batch):
     full = jax.tree.map(lambda leaf: 0 if np.ndim(leaf) >= 1 else None, batch)
@@ -118,7 +118,7 @@ def in_axes_for(batch):
     {
         "function": "in_axes_for",
         "misconception": "anything with a shape can be mapped, 0-d arrays too",
-        "teaches": "Pytrees through transformations → in_axes is a prefix tree",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
         "source": """
 def in_axes_for(batch):
     def axis(leaf):
@@ -131,6 +131,135 @@ def in_axes_for(batch):
         return jax.tree.map(prefix, node, is_leaf=lambda child: child is not node)
 
     return prefix(batch)
+""",
+    },
+    {
+        "function": "batched_apply",
+        "misconception": "(None, 0) shares the params and maps the batch, shared temperature included",
+        "teaches": "Reread Pytrees through transformations → None is a leaf in in_axes",
+        "source": PREDICT
+        + """
+def batched_apply(params, batch):
+    return jax.vmap(predict, in_axes=(None, 0))(params, batch)
+""",
+    },
+    {
+        "function": "batched_apply",
+        "misconception": "a key left out of an in_axes dict is simply not mapped",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "source": PREDICT
+        + """
+def batched_apply(params, batch):
+    return jax.vmap(predict, in_axes=(None, {"x": 0}))(params, batch)
+""",
+    },
+    {
+        "function": "batched_apply",
+        "misconception": "the model is a matrix product, so the batch needs no vmap (right values, idea skipped)",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "source": PREDICT
+        + """
+def batched_apply(params, batch):
+    logits = (batch["x"] @ params["w"] + params["b"]) / batch["temperature"]
+    return {"probs": jax.nn.softmax(logits, axis=-1), "label": jnp.argmax(logits, axis=-1)}
+""",
+    },
+    {
+        "function": "batched_apply",
+        "misconception": "a Python loop over the rows, stacked leaf by leaf, is what vmap does anyway",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "source": PREDICT
+        + """
+def batched_apply(params, batch):
+    outs = [predict(params, {"x": x, "temperature": batch["temperature"]}) for x in batch["x"]]
+    return jax.tree.map(lambda *leaves: jnp.stack(leaves), *outs)
+""",
+    },
+    {
+        "function": "per_example_grads",
+        "misconception": "vmap's default in_axes=0 maps over the batch and leaves the params alone",
+        "teaches": "Reread Pytrees through transformations → None is a leaf in in_axes",
+        "source": LOSS
+        + """
+def per_example_grads(params, xs, ys):
+    return jax.vmap(jax.grad(loss))(params, xs, ys)
+""",
+    },
+    {
+        "function": "per_example_grads",
+        "misconception": "the gradient of a squared error can be written out by hand (right values, idea skipped)",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
+        "source": LOSS
+        + """
+def per_example_grads(params, xs, ys):
+    residual = 2 * (xs @ params["w"] + params["b"] - ys)
+    return {"w": residual[:, None] * xs, "b": residual}
+""",
+    },
+    {
+        "function": "per_example_grads",
+        "misconception": "a Python loop of grad calls, stacked leaf by leaf, is vmap of grad",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
+        "source": LOSS
+        + """
+def per_example_grads(params, xs, ys):
+    grads = [jax.grad(loss)(params, x, y) for x, y in zip(xs, ys)]
+    return jax.tree.map(lambda *leaves: jnp.stack(leaves), *grads)
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "jax.grad differentiates any tree of numbers, int leaves included",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": PENALTY
+        + """
+def l2_grad(params):
+    return jax.grad(l2_penalty)(params)
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "the gradient of a sum of squares is 2 * leaf, no grad needed (right values, idea skipped)",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": PENALTY
+        + """
+def l2_grad(params):
+    return jax.tree.map(lambda leaf: 2 * jnp.asarray(leaf, dtype=jnp.float32), params)
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "one grad per leaf is as good as one grad over the whole tree",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": PENALTY
+        + """
+def l2_grad(params):
+    def one(leaf):
+        return jax.grad(lambda v: jnp.sum(jnp.square(v)))(jnp.asarray(leaf, dtype=jnp.float32))
+
+    return jax.tree.map(one, params)
+""",
+    },
+    {
+        "function": "in_axes_for",
+        "misconception": "a container collapses when its children's answers are equal, even containers",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "source": """
+def in_axes_for(batch):
+    if isinstance(batch, dict):
+        children = type(batch)((k, in_axes_for(v)) for k, v in batch.items())
+        answers = list(children.values())
+    elif hasattr(batch, "_fields"):
+        children = type(batch)(*[in_axes_for(v) for v in batch])
+        answers = list(children)
+    elif isinstance(batch, (list, tuple)):
+        children = type(batch)(in_axes_for(v) for v in batch)
+        answers = list(children)
+    else:
+        return 0 if np.ndim(batch) >= 1 else None
+    if all(a == answers[0] for a in answers):
+        return answers[0]
+    return children
 """,
     },
 ]

@@ -1,4 +1,4 @@
-"""Probes watch the learner's code run and answer with plain data, in a kernel or a worker."""
+"""Watchers see the learner's code run and answer with plain data, in a kernel or a worker."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from autograder import wire
-from autograder.probes import count_traces, describe, watch_calls
+from autograder.watchers import count_traces, describe, watch_calls
 from autograder.worker import Worker
 
 NOTEBOOK = """
@@ -48,6 +48,16 @@ def notebook() -> dict:
 def test_count_traces_counts_a_trace_per_new_shape_and_none_for_a_repeat(notebook):
     calls = [(jnp.ones(2),), (jnp.zeros(2),), (jnp.ones(3),)]
     assert count_traces(notebook["uses_helper"], calls, inside="_double") == [1, 0, 1]
+
+
+def test_count_traces_counts_a_jitted_functions_own_traces(notebook):
+    calls = [(jnp.ones(2),), (jnp.zeros(2),)]
+    assert count_traces(notebook["_double"], calls, inside="_double") == [1, 0]
+
+
+def test_count_traces_refuses_a_function_that_is_not_jitted(notebook):
+    with pytest.raises(TypeError, match="not a jitted function"):
+        count_traces(notebook["skips_helper"], [(jnp.ones(2),)], inside="skips_helper")
 
 
 def test_count_traces_is_zero_when_the_helper_is_skipped(notebook):
@@ -100,13 +110,13 @@ def test_describe_keeps_plain_trees_and_names_everything_else():
     }
 
 
-def test_a_probe_runs_in_the_worker_on_the_notebooks_own_functions():
+def test_a_watcher_runs_in_the_worker_on_the_notebooks_own_functions():
     worker = Worker()
     assert worker.exec_cell(1, NOTEBOOK)["ok"]
     args = wire.encode([wire.LearnerRef("uses_helper"), [(jnp.ones(2),), (jnp.ones(2),)]])
     reply = worker.handle(
         {
-            "op": "probe",
+            "op": "watch",
             "name": "count_traces",
             "args": args,
             "kwargs": wire.encode({"inside": "_double"}),
@@ -115,12 +125,12 @@ def test_a_probe_runs_in_the_worker_on_the_notebooks_own_functions():
     assert reply == {"ok": True, "value": [1, 0]}
 
 
-def test_a_probe_of_an_undefined_function_answers_missing_with_its_name():
+def test_a_watcher_given_an_undefined_function_answers_missing_with_its_name():
     worker = Worker()
     args = wire.encode([wire.LearnerRef("nowhere"), []])
     reply = worker.handle(
         {
-            "op": "probe",
+            "op": "watch",
             "name": "count_traces",
             "args": args,
             "kwargs": wire.encode({"inside": "_double"}),

@@ -1,19 +1,19 @@
-"""Probes: what a test cell may ask of a learner's code besides its return values.
+"""Watchers: what a test cell may ask of a learner's code besides its return values.
 
 A test that checks the idea a chapter teaches (a helper that must be traced once
 per static value, ``jax.vmap`` given an ``in_axes`` tree, ``jax.grad`` taken over
 a whole tree) needs to watch the learner's code run, not only read its result.
-Each probe here takes the learner's functions and plain data, runs the learner's
+Each watcher here takes the learner's functions and plain data, runs the learner's
 code, and answers with plain data only (numbers, strings, ``None``, lists,
 tuples and dicts), so the same test cell works in both places it runs:
 
 - in the learner's kernel (``check`` and ``nbgrader autograde``), where the
-  probe is this module's function, called on the learner's real objects;
-- in the grader, where the test cell's namespace holds stand-ins: the probe's
-  name and arguments travel to the learner's worker, the probe runs there, and
+  watcher is this module's function, called on the learner's real objects;
+- in the grader, where the test cell's namespace holds stand-ins: the watcher's
+  name and arguments travel to the learner's worker, the watcher runs there, and
   only its plain answer comes back (:mod:`autograder.plugin`).
 
-Probes use JAX's public API only. They import nothing of the grading machinery.
+Watchers use JAX's public API only. They import nothing of the grading machinery.
 """
 
 from __future__ import annotations
@@ -25,27 +25,29 @@ import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-PROBES: dict[str, Callable[..., Any]] = {}
+WATCHERS: dict[str, Callable[..., Any]] = {}
 
 
-def probe(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Register ``function`` as a probe that test cells may call."""
-    PROBES[function.__name__] = function
+def watcher(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Register ``function`` as a watcher that test cells may call."""
+    WATCHERS[function.__name__] = function
     return function
 
 
-@probe
+@watcher
 def count_traces(
     function: Callable[..., Any], calls: Sequence[Sequence[Any]], *, inside: str
 ) -> list[int]:
     """Call ``function(*args)`` for each ``args`` in ``calls``; say how often ``inside`` traced.
 
     ``inside`` names a jitted helper of the learner's notebook (a module-level
-    ``@jax.jit`` function that ``function`` calls by name). For the duration of
-    the calls the helper is replaced by a fresh ``jax.jit`` of the same Python
-    function that counts its traces, so earlier calls do not count. The answer
-    has one entry per call: how many times the helper's Python body ran during
-    it (0 when a compiled trace was reused, or when the helper was not called).
+    ``@jax.jit`` function that ``function`` calls by name), or ``function``'s own
+    name when it is itself jitted. For the duration of the calls the helper is
+    replaced by a fresh ``jax.jit`` of the same Python function that counts its
+    traces, so earlier calls do not count. The answer has one entry per call: how
+    many times the helper's Python body ran during it (0 when a compiled trace was
+    reused, or when the helper was not called). Raises TypeError when ``inside``
+    is not jitted.
     """
     import jax
 
@@ -64,14 +66,15 @@ def count_traces(
 
     counts = []
     with _replaced(namespace, {inside: jax.jit(counting)}):
+        call = namespace[inside] if function is jitted else function
         for args in calls:
             before = traces
-            function(*args)
+            call(*args)
             counts.append(traces - before)
     return counts
 
 
-@probe
+@watcher
 def watch_calls(
     function: Callable[..., Any],
     args: Sequence[Any] = (),
