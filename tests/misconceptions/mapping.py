@@ -350,7 +350,7 @@ def unstack(tree):
     {
         "function": "unstack",
         "misconception": "slicing leaf[i : i + 1] is indexing leaf[i]",
-        "teaches": "Reread index each leaf, do not slice it. Reread Mapping → Transposing a list of trees",
+        "teaches": "index each leaf, do not slice it. Reread Mapping → Transposing a list of trees",
         "source": """
 def unstack(tree):
     n = len(jax.tree.leaves(tree)[0])
