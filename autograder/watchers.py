@@ -116,6 +116,21 @@ def watch_calls(
     return records
 
 
+@watcher
+def round_trip(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
+    """``function(*args)`` flattened and unflattened again by JAX, in the learner's process.
+
+    A custom node that crosses to the grader is read through its flatten function
+    only; this runs the learner's unflatten too (``jax.tree.map`` of the identity
+    rebuilds every node), so a test sees what ``jit``, ``grad`` or ``tree.map``
+    would give back: a wrong ``tree_unflatten`` shows in the result's aux_data or
+    children.
+    """
+    import jax
+
+    return jax.tree.map(lambda leaf: leaf, function(*args))
+
+
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 

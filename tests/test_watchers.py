@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from autograder import wire
-from autograder.watchers import count_traces, describe, watch_calls
+from autograder.watchers import count_traces, describe, round_trip, watch_calls
 from autograder.worker import Worker
 
 NOTEBOOK = """
@@ -95,6 +95,23 @@ def test_watch_calls_restores_what_it_watched(notebook):
 def test_watch_calls_records_a_notebook_helper_with_its_arguments(notebook):
     calls = watch_calls(notebook["uses_helper"], (jnp.ones(4),), apis=["_double"])
     assert calls == [{"api": "_double", "arguments": {"x": "<array float32[4]>"}}]
+
+
+def test_round_trip_runs_the_learners_unflatten(notebook):
+    exec(
+        "@jax.tree_util.register_pytree_node_class\n"
+        "class Tagged:\n"
+        "    def __init__(self, x, tag):\n"
+        "        self.x, self.tag = x, tag\n"
+        "    def tree_flatten(self):\n"
+        "        return (self.x,), self.tag\n"
+        "    @classmethod\n"
+        "    def tree_unflatten(cls, aux_data, children):\n"
+        "        return cls(children[0], 'always x')\n",
+        notebook,
+    )
+    node = round_trip(notebook["Tagged"], (1.0, "t"))
+    assert jax.tree.structure(node).node_data()[1] == "always x"
 
 
 def test_describe_keeps_plain_trees_and_names_everything_else():

@@ -363,4 +363,30 @@ def make_train_state(params, step, name):
             make="    return TrainState(params, jnp.asarray(step), name)\n",
         ),
     },
+    {
+        "function": "make_polynomial",
+        "misconception": "tree_unflatten may ignore the aux_data: the variable is always 'x' in the examples",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class Polynomial:
+    def __init__(self, coeffs, var):
+        self.coeffs = coeffs
+        self.var = var
+
+    def tree_flatten(self):
+        return (self.coeffs,), self.var
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(children[0], "x")
+
+    def __call__(self, v):
+        return jnp.polyval(jnp.asarray(self.coeffs)[::-1], v)
+
+
+def make_polynomial(coeffs, var):
+    return Polynomial(coeffs, var)
+""",
+    },
 ]
