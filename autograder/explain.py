@@ -27,8 +27,7 @@ class Pointer:
 # against "ExceptionType: message" with re.search.
 POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
-        r"checking equality of metadata fields|arrays cannot be passed as metadata"
-        r"|truth value of an array with more than one element is ambiguous",
+        r"checking equality of metadata fields|arrays cannot be passed as metadata",
         Pointer(
             "an array kept in aux_data: JAX compares aux_data with ==, and an array "
             "answers == with an array, not with True or False",
@@ -79,7 +78,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
-        r"Non-hashable static arguments|unhashable type",
+        r"Non-hashable static arguments",
         Pointer(
             "a static value that cannot be hashed: static arguments and aux_data are "
             "looked up in jit's cache, so they must hash and compare by value",

@@ -59,6 +59,15 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
                 NotebookNote(exercise.filename, clean(f"cell {p.cell} {p.text}"))
                 for p in context.run.problems
             )
+        if context.naming_the_grader:
+            cells = ", ".join(map(str, context.naming_the_grader))
+            result.notes.append(
+                NotebookNote(
+                    exercise.filename,
+                    f"cell(s) {cells} of the learner's own mention the course's autograder "
+                    "modules: checks of how the functions work could be misled; worth a look",
+                )
+            )
         for grade_id, how in sorted(context.tampered.items()):
             result.notes.append(
                 NotebookNote(

@@ -18,13 +18,10 @@ import os
 from typing import Any
 
 from autograder import progress, sealing
+from autograder.progress import HINT_RECORD
 from autograder.reference import label, probe_results
 from autograder.registry import GradedFunction, learner_course_folder, load_course
 from autograder.verdicts import run_test_cell
-
-HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
-"""The output type that records ``{"function": name, "opened": n}`` in a saved notebook
-(read back by :func:`autograder.submission.hints_opened`)."""
 
 
 def _grading() -> bool:

@@ -24,6 +24,7 @@ from autograder.registry import ExerciseNotebook, TestCell
 from autograder.sandbox import Limits, NotebookRun
 from autograder.submission import (
     NotebookUnreadable,
+    cells_naming_the_grader,
     cells_to_run,
     hints_opened,
     read_notebook,
@@ -88,6 +89,7 @@ class NotebookContext:
         self.problem: Verdict | None = None
         self.tampered: dict[str, str] = {}
         self.hints_opened: dict[str, int] = {}
+        self.naming_the_grader: list[int] = []
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."
@@ -101,6 +103,7 @@ class NotebookContext:
         self.run = NotebookRun(cells_to_run(nb, exercise), limits)
         self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
         self.hints_opened = hints_opened(nb)
+        self.naming_the_grader = cells_naming_the_grader(nb)
 
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:

@@ -16,6 +16,8 @@ from pathlib import Path
 from autograder.registry import REPO_ROOT
 
 STATES = ("passed", "failing")
+HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
+"""The output type ``hint`` leaves in a saved notebook: ``{"function": name, "opened": n}``."""
 
 
 def progress_file() -> Path:
@@ -47,7 +49,8 @@ def load() -> dict[str, str]:
 def record(results: dict[str, bool]) -> None:
     """Store ``{function: passed}`` from a check."""
     data = _read()
-    state = load()
+    functions = data.get("functions") if isinstance(data.get("functions"), dict) else {}
+    state = {str(k): v for k, v in functions.items() if v in STATES}
     state.update({name: "passed" if ok else "failing" for name, ok in results.items()})
     _write({**data, "functions": dict(sorted(state.items()))})
 

@@ -263,6 +263,16 @@ def _graded_function(
 @cache
 def free_names(source: str) -> frozenset[str]:
     """Names ``source`` loads without binding them anywhere, builtins left out."""
+    loaded, bound = _names(source)
+    return frozenset(loaded - bound - set(dir(builtins)))
+
+
+def bound_names(source: str) -> frozenset[str]:
+    """Names ``source`` binds anywhere: assignments, definitions, imports, arguments."""
+    return frozenset(_names(source)[1])
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
     loaded: set[str] = set()
     bound: set[str] = set()
     for node in ast.walk(ast.parse(source)):
@@ -276,7 +286,7 @@ def free_names(source: str) -> frozenset[str]:
             bound.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
-    return frozenset(loaded - bound - set(dir(builtins)))
+    return loaded, bound
 
 
 def hidden_lines(source: str) -> frozenset[int]:

@@ -7,12 +7,10 @@ from pathlib import Path
 import nbformat
 
 from autograder.checksum import cell_checksum
+from autograder.progress import HINT_RECORD
 from autograder.registry import ExerciseNotebook
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
-# The output type that ``hint`` leaves in a notebook (autograder.notebook.HINT_RECORD);
-# written out here so that reading a submission does not import the learner's helpers.
-HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
 
 
 class NotebookUnreadable(Exception):
@@ -56,6 +54,23 @@ def hints_opened(nb: nbformat.NotebookNode) -> dict[str, int]:
             if isinstance(name, str) and type(count) is int and count > 0:
                 opened[name] = max(opened.get(name, 0), count)
     return opened
+
+
+def cells_naming_the_grader(nb: nbformat.NotebookNode) -> list[int]:
+    """Numbers (from 1) of the learner's own code cells that mention ``autograder``.
+
+    The locked cells import it on the course's behalf; a cell of the learner's that
+    does could patch what the watchers report (see book/security.md), so the report
+    points the instructor to it.
+    """
+    found = []
+    for number, cell in enumerate(nb.cells, start=1):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        source = cell.get("source", "")
+        source = source if isinstance(source, str) else "".join(source)
+        if cell.get("cell_type") == "code" and not meta.get("locked") and "autograder" in source:
+            found.append(number)
+    return found
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -112,6 +112,8 @@ def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
             f"{exc.function} ran out of memory: it tried to use more than the worker's "
             "memory limit."
         )
+    if exc.type == "WatcherError":  # says what the notebook lacks, never a test's input
+        return f"{exc.function}: {exc.message}"
     pointer = explain(exc.type, exc.message)
     said = f" {pointer.text()}" if pointer else ""
     if hidden:

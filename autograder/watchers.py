@@ -25,7 +25,17 @@ import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from autograder.wire import is_namedtuple
+
 WATCHERS: dict[str, Callable[..., Any]] = {}
+
+
+class WatcherError(Exception):
+    """The notebook lacks what a watcher needs (a helper by its name, a plain ``jax.jit``).
+
+    Its message says what is missing and never shows a test's inputs, so the grader
+    shows it even when a hidden test raised it.
+    """
 
 
 def watcher(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,16 +56,16 @@ def count_traces(
     replaced by a fresh ``jax.jit`` of the same Python function that counts its
     traces, so earlier calls do not count. The answer has one entry per call: how
     many times the helper's Python body ran during it (0 when a compiled trace was
-    reused, or when the helper was not called). Raises TypeError when ``inside``
-    is not jitted.
+    reused, or when the helper was not called). Raises :class:`WatcherError` when
+    ``inside`` is missing, is not jitted, or is jitted with static arguments.
     """
     import jax
 
     namespace = _globals_of(function)
     jitted = _learner_name(namespace, inside)
     body = getattr(jitted, "__wrapped__", None)
-    if body is None:
-        raise TypeError(f"{inside} is not a jitted function: keep its @jax.jit decorator")
+    if body is None or not hasattr(jitted, "trace"):
+        raise WatcherError(f"{inside} is not a jitted function: keep its @jax.jit decorator")
     traces = 0
 
     @functools.wraps(body)
@@ -64,9 +74,19 @@ def count_traces(
         traces += 1
         return body(*args, **kwargs)
 
+    counted = jax.jit(counting)
+    checked = False
+
+    def helper(*args: Any, **kwargs: Any) -> Any:
+        nonlocal checked
+        if not checked:
+            checked = True
+            _require_plain_jit(jitted, inside, args, kwargs)
+        return counted(*args, **kwargs)
+
     counts = []
-    with _replaced(namespace, {inside: jax.jit(counting)}):
-        call = namespace[inside] if function is jitted else function
+    with _replaced(namespace, {inside: helper}):
+        call = helper if function is jitted else function
         for args in calls:
             before = traces
             call(*args)
@@ -143,7 +163,7 @@ def describe(value: Any, depth: int = 0) -> Any:
         return value
     if depth > 16:
         return "<...>"
-    if isinstance(value, list | tuple) and type(value) in (list, tuple) or _is_namedtuple(value):
+    if type(value) in (list, tuple) or is_namedtuple(value):
         items = [describe(item, depth + 1) for item in value]
         return items if type(value) is list else tuple(items)
     if type(value) is dict:
@@ -156,24 +176,35 @@ def describe(value: Any, depth: int = 0) -> Any:
     return f"<{type(value).__name__}>"
 
 
-def _is_namedtuple(value: Any) -> bool:
-    return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
-
-
 def _globals_of(function: Callable[..., Any]) -> dict[str, Any]:
     """The namespace the learner's ``function`` looks its helpers up in."""
     while hasattr(function, "__wrapped__"):
         function = function.__wrapped__
     namespace = getattr(function, "__globals__", None)
     if not isinstance(namespace, dict):
-        raise TypeError(f"{function!r} is not a function defined in the notebook")
+        raise WatcherError(f"{function!r} is not a function defined in the notebook")
     return namespace
 
 
 def _learner_name(namespace: dict[str, Any], name: str) -> Any:
     if name not in namespace:
-        raise NameError(f"{name} is not defined: keep the helper the exercise gives, by its name")
+        raise WatcherError(
+            f"{name} is not defined: keep the helper the exercise gives, by its name"
+        )
     return namespace[name]
+
+
+def _require_plain_jit(jitted: Any, name: str, args: Any, kwargs: Any) -> None:
+    """Refuse a helper jitted with static arguments: :func:`count_traces` re-jits its
+    body without them, and would count it as if it had none."""
+    import jax
+
+    try:
+        inputs = len(jitted.trace(*args, **kwargs).jaxpr.in_avals)
+    except Exception:  # noqa: BLE001 - the helper's own errors show when it runs
+        return
+    if inputs != len(jax.tree.leaves((args, kwargs))):
+        raise WatcherError(f"{name} keeps some arguments static: keep its plain @jax.jit")
 
 
 def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:

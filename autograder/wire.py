@@ -107,7 +107,7 @@ def encode(value: Any, depth: int = 0) -> Any:
         return [encode(v, deeper) for v in value]
     if type(value) is tuple:
         return {"$tuple": [encode(v, deeper) for v in value]}
-    if _is_namedtuple(value):
+    if is_namedtuple(value):
         return {
             "$namedtuple": type(value).__name__,
             "fields": list(type(value)._fields),
@@ -150,7 +150,7 @@ def _encode_aux(aux: Any, depth: int) -> Any:
 def _is_plain(value: Any) -> bool:
     if value is None or type(value) in (bool, int, float, str, bytes, complex):
         return True
-    if type(value) in (tuple, list, frozenset) or _is_namedtuple(value):
+    if type(value) in (tuple, list, frozenset) or is_namedtuple(value):
         return all(_is_plain(v) for v in value)
     if type(value) is dict:
         return all(_is_plain(k) and _is_plain(v) for k, v in value.items())
@@ -165,7 +165,8 @@ def _npy(array: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def _is_namedtuple(value: Any) -> bool:
+def is_namedtuple(value: Any) -> bool:
+    """A namedtuple instance: a tuple whose type has a tuple of ``_fields``."""
     return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
 
 

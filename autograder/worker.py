@@ -91,6 +91,10 @@ def _collapse_repeats(entries: list[str], keep: int = 3) -> list[str]:
 
 class Worker:
     def __init__(self) -> None:
+        # Taken before any learner cell runs, so a cell that rebinds WATCHERS changes
+        # nothing. (A learner who patches JAX or the watchers' own module can still make
+        # them misreport: see book/security.md.)
+        self.watchers = dict(WATCHERS)
         self.namespace: dict[str, Any] = {
             "__name__": "__main__",
             "__builtins__": __builtins__,
@@ -106,8 +110,12 @@ class Worker:
             if not callable(function):
                 return self.missing()
             return self.call(function, request["args"], request["kwargs"])
-        if op == "watch" and str(request["name"]) in WATCHERS:
-            return self.call(WATCHERS[str(request["name"])], request["args"], request["kwargs"])
+        if op == "watch":
+            watcher = self.watchers.get(str(request["name"]))
+            if watcher is None:
+                message = f"no watcher called {request['name']!r}"
+                return {"ok": False, "error": {"type": "ProtocolError", "message": message}}
+            return self.call(watcher, request["args"], request["kwargs"])
         if op == "names":
             return {"ok": True, "names": self.callable_names()}
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}

@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.registry import SOLUTIONS, load_course, toc_order
+from autograder.registry import SOLUTIONS, bound_names, load_course, toc_order
 
 COURSE = load_course(SOLUTIONS)
 FUNCTIONS = [pytest.param(f, id=f.name) for f in COURSE.functions]
@@ -179,23 +179,11 @@ def test_every_section_an_error_points_to_exists():
         assert section in sections.get(chapter, ()), f"{pointer.section} is not in the book"
 
 
-def _bound_names(source: str) -> set[str]:
-    bound = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-    return bound
-
-
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_no_test_cell_rebinds_a_name_the_setup_cell_gives(function):
     """Under nbgrader every cell shares one namespace: a test cell that assigned `check`
     or `round_trip` would break the cells after it."""
-    setup = _bound_names(COURSE.notebook(function.notebook).setup_source)
+    setup = bound_names(COURSE.notebook(function.notebook).setup_source)
     for test in function.tests:
-        rebound = setup & _bound_names(test.source)
+        rebound = setup & bound_names(test.source)
         assert not rebound, f"{test.grade_id} rebinds {sorted(rebound)}"

@@ -12,7 +12,7 @@ from autograder.registry import EXERCISES, SOLUTIONS
 from autograder.sandbox import Limits
 from autograder.seeding import DEFAULT_SEED
 from autograder.submission import HINT_RECORD
-from conftest import run_cli
+from conftest import run_cli, write_variant
 
 REPORT_KEYS = {"score", "max_score", "students"}
 STUDENT_KEYS = {"student", "score", "max_score", "exercises"}
@@ -211,3 +211,14 @@ def test_reports_show_the_hints_a_learners_notebook_records_opened(grade, course
     assert f"{first}=2 {second}=1" in csv_path.read_text()
     text = markdown.read_text()
     assert f"`{first}`: 2, `{second}`: 1" in text and "learner can clear or edit" in text
+
+
+def test_the_report_points_to_a_learners_cell_that_imports_the_grader(grade, course, tmp_path):
+    notebook = course.notebooks[0]
+    submission = write_variant(
+        notebook.path, tmp_path / notebook.filename, {}, append=("import autograder.watchers",)
+    )
+    graded = grade(submission)
+    notes = [note["message"] for note in graded.report["students"][0]["notes"]]
+    assert any("mention the course's autograder modules" in note for note in notes)
+    assert graded.report["score"] == notebook.points

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ from nbgrader.api import Gradebook
 
 from autograder.cli import generate_exercises
 from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
+from conftest import grade_with_cli, write_variant
 
 pytestmark = pytest.mark.slow
 
@@ -42,9 +44,26 @@ def test_generated_notebooks_hide_solutions_and_hidden_tests(course):
         assert text.count("raise NotImplementedError()") >= len(notebook.functions)
 
 
+STUDENTS = ("full", "blank", "partial-a", "partial-b")
+
+
+def _partial(notebook, student: str) -> dict[str, str]:
+    """A partial submission made of misconception cases: ``partial-a`` gets the first case
+    of every other function (from the first), ``partial-b`` the last case of the others."""
+    cases = importlib.import_module(f"misconceptions.{notebook.id}").CASES
+    first = student == "partial-a"
+    replaced = {}
+    for index, function in enumerate(notebook.functions):
+        if (index % 2 == 0) == first:
+            own = [case for case in cases if case["function"] == function.name]
+            replaced[function.name] = own[0 if first else -1]["source"]
+    return replaced
+
+
 @pytest.fixture(scope="module")
 def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, float]]:
-    """nbgrader autograde, where `full` handed in the solutions and `blank` the exercises."""
+    """nbgrader autograde, where `full` handed in the solutions, `blank` the exercises,
+    and `partial-a`/`partial-b` solutions with some functions replaced by misconceptions."""
     root = tmp_path_factory.mktemp("nbgrader-course")
     shutil.copytree(SOLUTIONS, root / "source")
     config = [f"--CourseDirectory.root={root}", "--CourseDirectory.source_directory=source",
@@ -52,15 +71,24 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, f
     scores = {}
     for notebook in course.notebooks:
         nbgrader("generate_assignment", notebook.id, "--force", *config)
-        for student, origin in (("full", SOLUTIONS), ("blank", EXERCISES)):
+        for student in STUDENTS:
             target = root / "submitted" / student / notebook.id / notebook.filename
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(origin / notebook.id / notebook.filename, target)
+            if student.startswith("partial"):
+                write_variant(notebook.path, target, _partial(notebook, student))
+            else:
+                origin = SOLUTIONS if student == "full" else EXERCISES
+                shutil.copy(origin / notebook.id / notebook.filename, target)
         nbgrader("autograde", notebook.id, "--create", *config)
         with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-            for student in ("full", "blank"):
+            for student in STUDENTS:
                 submission = gradebook.find_submission(notebook.id, student)
                 scores[(notebook.id, student)] = (submission.score, submission.max_score)
+    graded = grade_with_cli(root / "submitted", root / "report.json")
+    for student in STUDENTS:
+        for exercise in graded.student(student)["exercises"]:
+            key = (exercise["notebook"].removesuffix(".ipynb"), f"{student}/grader")
+            scores[key] = scores.get(key, 0.0) + exercise["score"]
     return scores
 
 
@@ -81,3 +109,13 @@ def test_nbgrader_gives_the_untouched_exercises_zero(autograded, course):
     for notebook in course.notebooks:
         score, max_score = autograded[(notebook.id, "blank")]
         assert score == 0 and max_score == notebook.points
+
+
+@pytest.mark.parametrize("student", ["partial-a", "partial-b"])
+def test_nbgrader_and_this_grader_give_partial_submissions_the_same_score(
+    autograded, course, student
+):
+    for notebook in course.notebooks:
+        score, max_score = autograded[(notebook.id, student)]
+        assert 0 < score < max_score, (notebook.id, score)
+        assert autograded[(notebook.id, f"{student}/grader")] == score, notebook.id

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from autograder import wire
-from autograder.watchers import count_traces, describe, round_trip, watch_calls
+from autograder.watchers import WatcherError, count_traces, describe, round_trip, watch_calls
 from autograder.worker import Worker
 
 NOTEBOOK = """
@@ -56,8 +56,20 @@ def test_count_traces_counts_a_jitted_functions_own_traces(notebook):
 
 
 def test_count_traces_refuses_a_function_that_is_not_jitted(notebook):
-    with pytest.raises(TypeError, match="not a jitted function"):
+    with pytest.raises(WatcherError, match="not a jitted function"):
         count_traces(notebook["skips_helper"], [(jnp.ones(2),)], inside="skips_helper")
+
+
+def test_count_traces_refuses_a_helper_with_static_arguments(notebook):
+    exec(
+        "from functools import partial\n"
+        "@partial(jax.jit, static_argnames='k')\n"
+        "def _scaled(x, k):\n"
+        "    return x * k\n",
+        notebook,
+    )
+    with pytest.raises(WatcherError, match="static"):
+        count_traces(notebook["_scaled"], [(jnp.ones(2), 2.0)], inside="_scaled")
 
 
 def test_count_traces_is_zero_when_the_helper_is_skipped(notebook):
@@ -71,7 +83,7 @@ def test_count_traces_puts_the_helper_back(notebook):
 
 
 def test_count_traces_names_a_missing_helper(notebook):
-    with pytest.raises(NameError, match="_missing"):
+    with pytest.raises(WatcherError, match="_missing"):
         count_traces(notebook["uses_helper"], [(jnp.ones(2),)], inside="_missing")
 
 
@@ -159,3 +171,29 @@ def test_a_watcher_given_an_undefined_function_answers_missing_with_its_name():
 def test_the_grader_refuses_a_learner_name_in_a_workers_answer():
     with pytest.raises(wire.WireError):
         wire.decode({"$learner": "aux_data_demo"})
+
+
+def test_a_cell_that_replaces_a_watcher_does_not_change_what_the_worker_runs():
+    worker = Worker()
+    fake = "import autograder.watchers as w\nw.WATCHERS['count_traces'] = lambda *a, **k: [1, 0]\n"
+    assert worker.exec_cell(1, NOTEBOOK)["ok"] and worker.exec_cell(2, fake)["ok"]
+    args = wire.encode([wire.LearnerRef("skips_helper"), [(jnp.ones(2),), (jnp.ones(2),)]])
+    kwargs = wire.encode({"inside": "_double"})
+    reply = worker.handle({"op": "watch", "name": "count_traces", "args": args, "kwargs": kwargs})
+    assert reply == {"ok": True, "value": [0, 0]}
+
+
+def test_a_watchers_own_complaint_is_shown_even_from_a_hidden_test():
+    from autograder.registry import TestCell, hidden_lines
+    from autograder.sandbox import LearnerError
+    from autograder.verdicts import run_test_cell
+
+    source = "### BEGIN HIDDEN TESTS\nassert count_traces(f, [], inside='_h') == [], 'm'\n"
+    cell = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+
+    def complaining(*args, **kwargs):
+        info = {"type": "WatcherError", "message": "_h is not defined: keep the helper"}
+        raise LearnerError("f", info)
+
+    verdict = run_test_cell(cell, {"count_traces": complaining, "f": None}, "nb.ipynb")
+    assert verdict.message == "f: _h is not defined: keep the helper"
