@@ -148,7 +148,8 @@ def round_trip(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     """
     import jax
 
-    return jax.tree.map(lambda leaf: leaf, function(*args))
+    identity = jax.tree.map(lambda leaf: leaf, function(*args))
+    return identity
 
 
 def describe(value: Any, depth: int = 0) -> Any:
