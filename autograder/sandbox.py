@@ -19,6 +19,7 @@ from typing import Any
 
 from autograder import channel, warm, wire
 from autograder.compiled import CompileStore
+from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 
 
 @dataclass(frozen=True)
@@ -33,34 +34,6 @@ class Limits:
     restarts: int = 3
     sandbox: bool = True
     compile_store: CompileStore | None = None  # compiled JAX operations to read, not a limit
-
-
-class LearnerError(Exception):
-    """The learner's code raised; ``info`` has its type, message and traceback."""
-
-    def __init__(self, function: str, info: dict[str, str]) -> None:
-        super().__init__(f"{function} raised {info.get('type')}: {info.get('message')}")
-        self.function = function
-        self.type = str(info.get("type", "Exception"))
-        self.message = str(info.get("message", ""))
-        self.traceback = str(info.get("traceback", ""))
-
-
-class CallTimeout(Exception):
-    """A call did not return within the limit."""
-
-
-class WorkerCrashed(Exception):
-    """The worker process ended while it had work to do."""
-
-
-class FunctionMissing(Exception):
-    """The notebook does not define the function; ``names`` lists what it does define."""
-
-    def __init__(self, function: str, names: list[str]) -> None:
-        super().__init__(function)
-        self.function = function
-        self.names = names
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from autograder.explain import explain
+from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.registry import TestCell
-from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 
 OUTCOMES = ("passed", "failed", "error", "missing", "timeout", "memory", "crashed")
 """``error``: the learner's code raised; ``memory``: it ran out of memory;

@@ -8,8 +8,9 @@ import pytest
 
 from autograder import compiled, isolation
 from autograder.compiled import CompileStore
+from autograder.failures import LearnerError
 from autograder.isolation import STORE_MOUNT
-from autograder.sandbox import LearnerError, Limits, NotebookRun
+from autograder.sandbox import Limits, NotebookRun
 from conftest import run_cli
 
 pytestmark = pytest.mark.skipif(

@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import pytest
 
 from autograder.explain import POINTERS, explain
+from autograder.failures import LearnerError
 from autograder.registry import TestCell, hidden_lines
-from autograder.sandbox import LearnerError
 from autograder.verdicts import run_test_cell
 
 

@@ -12,15 +12,9 @@ import numpy as np
 import pytest
 
 from autograder import isolation, processes
+from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.registry import REPO_ROOT, SOLUTIONS
-from autograder.sandbox import (
-    CallTimeout,
-    FunctionMissing,
-    LearnerError,
-    Limits,
-    NotebookRun,
-    WorkerCrashed,
-)
+from autograder.sandbox import Limits, NotebookRun
 
 FAST = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.registry import TestCell, hidden_lines
-from autograder.sandbox import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.verdicts import run_test_cell
 
 SOURCE = """\

@@ -184,8 +184,8 @@ def test_a_cell_that_replaces_a_watcher_does_not_change_what_the_worker_runs():
 
 
 def test_a_watchers_own_complaint_is_shown_even_from_a_hidden_test():
+    from autograder.failures import LearnerError
     from autograder.registry import TestCell, hidden_lines
-    from autograder.sandbox import LearnerError
     from autograder.verdicts import run_test_cell
 
     source = "### BEGIN HIDDEN TESTS\nassert count_traces(f, [], inside='_h') == [], 'm'\n"
