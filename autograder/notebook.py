@@ -92,8 +92,7 @@ def hint(name: str) -> None:
     if not function.hints:
         print(f"{name} has no hints.")
         return
-    shown = min(progress.hints_opened(name) + 1, len(function.hints))
-    progress.record_hints_opened(name, shown)
+    shown = progress.open_hint(name, len(function.hints))
     lines = [
         f"💡 Hint {number}/{len(function.hints)}: {text}"
         for number, text in enumerate(function.hints[:shown], start=1)

@@ -38,32 +38,34 @@ def _write(data: dict) -> None:
         progress_file().write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+def _section(data: dict, key: str) -> dict:
+    """``data[key]`` when it is a dict (a hand-edited file may hold anything), else ``{}``."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _states(data: dict) -> dict[str, str]:
+    return {str(k): v for k, v in _section(data, "functions").items() if v in STATES}
+
+
 def load() -> dict[str, str]:
     """Each checked function's latest state, ``passed`` or ``failing``."""
-    functions = _read().get("functions", {})
-    if not isinstance(functions, dict):
-        return {}
-    return {str(k): v for k, v in functions.items() if v in STATES}
+    return _states(_read())
 
 
 def record(results: dict[str, bool]) -> None:
     """Store ``{function: passed}`` from a check."""
     data = _read()
-    functions = data.get("functions") if isinstance(data.get("functions"), dict) else {}
-    state = {str(k): v for k, v in functions.items() if v in STATES}
+    state = _states(data)
     state.update({name: "passed" if ok else "failing" for name, ok in results.items()})
     _write({**data, "functions": dict(sorted(state.items()))})
 
 
-def hints_opened(name: str) -> int:
-    """How many hints of ``name`` the learner has opened so far."""
-    hints = _read().get("hints", {})
-    count = hints.get(name, 0) if isinstance(hints, dict) else 0
-    return count if isinstance(count, int) and count >= 0 else 0
-
-
-def record_hints_opened(name: str, count: int) -> None:
-    """Remember that ``count`` hints of ``name`` are open."""
+def open_hint(name: str, available: int) -> int:
+    """Open one more of the ``available`` hints of ``name``; return how many are open now."""
     data = _read()
-    hints = data.get("hints", {}) if isinstance(data.get("hints"), dict) else {}
-    _write({**data, "hints": dict(sorted({**hints, name: count}.items()))})
+    hints = _section(data, "hints")
+    opened = hints.get(name, 0)
+    opened = min((opened if type(opened) is int and opened >= 0 else 0) + 1, available)
+    _write({**data, "hints": dict(sorted({**hints, name: opened}.items()))})
+    return opened

@@ -123,15 +123,15 @@ def watch_calls(
     replacements: list[tuple[Any, str, Any]] = []
     for api in apis:
         owner, attribute, original = _locate(api, namespace)
-        watcher = _watcher(api, original, records)
-        replacements.append((owner, attribute, watcher))
+        spy = _spy(api, original, records)
+        replacements.append((owner, attribute, spy))
         if owner is not namespace:
             aliases = [name for name, value in namespace.items() if value is original]
-            replacements += [(namespace, name, watcher) for name in aliases]
+            replacements += [(namespace, name, spy) for name in aliases]
     jax.clear_caches()
     with contextlib.ExitStack() as stack:
-        for owner, attribute, watcher in replacements:
-            stack.enter_context(_replaced(owner, {attribute: watcher}))
+        for owner, attribute, spy in replacements:
+            stack.enter_context(_replaced(owner, {attribute: spy}))
         function(*args, **(kwargs or {}))
     return records
 
@@ -217,7 +217,7 @@ def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:
     return module, attribute, getattr(module, attribute)
 
 
-def _watcher(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
+def _spy(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
     try:
         signature: inspect.Signature | None = inspect.signature(original)
     except (TypeError, ValueError):
