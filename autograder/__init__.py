@@ -2,6 +2,19 @@
 
 The learner's code runs in a separate, limited worker process; this package's own
 process only compares plain data that the worker sends back.
+
+A grade passes through the stages, one subpackage each, from the bottom up:
+:mod:`.load` (the course and the submissions, as data), :mod:`.store` (compiled
+JAX operations for the workers), :mod:`.compare` (judging one test cell),
+:mod:`.report` (the results and their formats), :mod:`.learner` (the helpers in
+the learner's kernel), :mod:`.isolate` (walling workers off), :mod:`.execute`
+(running cells in a worker), :mod:`.grade` (from submissions to a report) and
+:mod:`.author` (the course author's tools); :mod:`.cli` is the command line. A
+stage imports only the stages below it (``pyproject.toml``'s import contracts).
+
+The notebooks import three public modules, kept where they are:
+:mod:`autograder.notebook` (``check``, ``hint``, ``solution``),
+:mod:`autograder.watchers` and :mod:`autograder.seeding`.
 """
 
 import sys

@@ -1,4 +1,4 @@
-"""``python -m autograder``: grade and merge, check and status, seal, generate, release.
+"""``python -m autograder``: grade and merge, check and status, generate, chapter, release.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
@@ -12,22 +12,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from autograder import checking, compiled, console, formats, processes, progress
-from autograder.batch import ResultCache, default_cache_folder, shard
-from autograder.compiled import CompileStore
-from autograder.discover import Submission, UnusableInput, find_submissions
-from autograder.gradebook import write_gradebook
-from autograder.gradescope import write_bundle
-from autograder.grading import grade_all, grade_submission
-from autograder.isolation import BUBBLEWRAP, isolation
-from autograder.reference import seal_notebook
-from autograder.registry import (
+from autograder.author.chapter import add_chapter
+from autograder.author.generate import generate_exercises
+from autograder.author.gradescope import write_bundle
+from autograder.author.release import ReleaseError, write_release
+from autograder.execute.run import Limits
+from autograder.grade import fill_store
+from autograder.grade.batch import ResultCache, default_cache_folder, grade_all, shard
+from autograder.grade.submission import grade_submission
+from autograder.isolate import processes
+from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
+from autograder.learner import progress
+from autograder.learner.seeding import DEFAULT_SEED
+from autograder.load.course import (
     EXERCISES,
     REPO_ROOT,
     SOLUTIONS,
@@ -36,10 +38,12 @@ from autograder.registry import (
     learner_course_folder,
     load_course,
 )
-from autograder.release import ReleaseError, write_release
-from autograder.report import Report, merge_reports
-from autograder.sandbox import Limits
-from autograder.seeding import DEFAULT_SEED
+from autograder.load.submissions import Submission, UnusableInput, find_submissions
+from autograder.report import checking, console, formats
+from autograder.report.gradebook import write_gradebook
+from autograder.report.model import Report, merge_reports
+from autograder.store import folder as store
+from autograder.store.folder import CompileStore
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,9 +94,9 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         "--no-cache", action="store_true", help="grade every submission again, ignoring the cache"
     )
     grade.add_argument(
-        "--compile-store", type=Path, default=compiled.default_folder(), metavar="DIR",
+        "--compile-store", type=Path, default=store.default_folder(), metavar="DIR",
         help="where JAX operations compiled from the reference solutions are kept for the "
-        f"workers to read (default {compiled.default_folder()})",
+        f"workers to read (default {store.default_folder()})",
     )  # fmt: skip
     _add_limits(grade)
     grade.set_defaults(run=_grade)
@@ -102,15 +106,23 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     _add_outputs(merge)
     merge.set_defaults(run=_merge)
 
-    seal = commands.add_parser(
-        "seal", help="seal each reference solution into solutions/ for solution() to reveal"
-    )
-    seal.set_defaults(run=_seal)
-
     generate = commands.add_parser(
-        "generate", help="make exercises/ from solutions/ with nbgrader generate_assignment"
+        "generate",
+        help="make exercises/ from solutions/ with nbgrader generate_assignment, sealing "
+        "each reference solution for solution() to reveal",
     )
     generate.set_defaults(run=_generate)
+
+    chapter = commands.add_parser(
+        "chapter",
+        help="derive a chapter's files from book/ID.md and solutions/ID/ID.ipynb, then check "
+        "the course",
+    )
+    chapter.add_argument("chapter", metavar="ID")
+    chapter.add_argument(
+        "--after", metavar="ID", help="the chapter it follows in _toc.yml (default: the last)"
+    )
+    chapter.set_defaults(run=_chapter)
 
     release = commands.add_parser(
         "release", help="write the learners' repository: exercises, visible tests, check workflow"
@@ -256,12 +268,12 @@ def _grade(args: argparse.Namespace) -> int:
         )
     limits = _limits(args)
     if sandboxed:
-        compiled.keep_graders_own(args.compile_store / "grader")
+        store.keep_graders_own(args.compile_store / "grader")
         limits = replace(limits, compile_store=_compile_store(course, args, limits))
     cache = None
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
-        cache = ResultCache(args.cache_dir, course, limits, args.seed)
+        cache = ResultCache(args.cache_dir, course, limits, args.seed, say=_say)
     notebooks = {s.student: len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
@@ -272,13 +284,12 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> CompileStore | None:
-    def say_filling() -> None:
-        print(
-            "note: compiling the course's JAX operations once, from the reference solutions",
-            file=sys.stderr,
-        )
+    return fill_store.prepare(course, args.compile_store, limits, args.seed, args.jobs, _say)
 
-    return compiled.prepare(course, args.compile_store, limits, args.seed, args.jobs, say_filling)
+
+def _say(line: str) -> None:
+    """A note on the console, apart from the report (standard error)."""
+    print(line, file=sys.stderr)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -376,25 +387,15 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def generate_exercises(release_directory: Path) -> None:
-    """Run ``nbgrader generate_assignment`` on every chapter of ``solutions/``."""
-    for notebook in load_course(SOLUTIONS).notebooks:
-        subprocess.run(
-            [
-                sys.executable, "-m", "nbgrader", "generate_assignment", notebook.id,
-                "--force", "--no-db", "--log-level=WARN",
-                f"--CourseDirectory.root={REPO_ROOT}",
-                f"--CourseDirectory.release_directory={release_directory}",
-            ],
-            check=True,
-            cwd=REPO_ROOT,
-        )  # fmt: skip
-
-
-def _seal(args: argparse.Namespace) -> int:
-    for notebook in load_course(SOLUTIONS).notebooks:
-        if seal_notebook(notebook):
-            print(f"sealed {notebook.path.relative_to(REPO_ROOT)}")
+def _chapter(args: argparse.Namespace) -> int:
+    written, problems = add_chapter(args.chapter, args.after)
+    for line in written:
+        print(f"wrote {line}")
+    for problem in problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"{args.chapter} is complete: run ./course test")
     return 0
 
 

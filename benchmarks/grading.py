@@ -33,7 +33,7 @@ import nbformat
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.registry import SOLUTIONS, ExerciseNotebook, load_course  # noqa: E402
+from autograder.load.course import SOLUTIONS, ExerciseNotebook, load_course  # noqa: E402
 
 # kind of notebook: its share of the class
 KINDS = {"full": 40, "partial": 30, "wrong": 20, "crashing": 5, "hanging": 5}

@@ -21,7 +21,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from autograder.registry import REPO_ROOT
+from autograder.load.course import REPO_ROOT
 from booktools import progress_page
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.registry import EXERCISES, REPO_ROOT, CourseError, load_course, toc_order
+from autograder.load.course import EXERCISES, REPO_ROOT, CourseError, load_course, toc_order
 
 # Where the progress page finds the exercise record, from the site's root: a file in
 # the built book that says there is none, which ./course serve answers with the record.

@@ -2,7 +2,7 @@
 
 ``./course serve`` runs ``python -m booktools.serve``. Every path is a file of the
 static site in ``_build/html`` but one: ``/progress.json`` answers with what the
-learner's own ``check`` runs recorded (:mod:`autograder.progress`), read afresh on
+learner's own ``check`` runs recorded (:mod:`autograder.learner.progress`), read afresh on
 every request, so the progress page shows the same as ``python -m autograder status``.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from autograder import progress
-from autograder.registry import REPO_ROOT
+from autograder.learner import progress
+from autograder.load.course import REPO_ROOT
 from booktools.progress_page import PROGRESS_FILE
 
 PROGRESS_PATH = "/" + PROGRESS_FILE

@@ -18,7 +18,8 @@ apt-get install -y -qq bubblewrap
 
 python3.11 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -r requirements.txt
+# Only what grading needs: the zip holds the grader's requirements, not the book's.
+.venv/bin/python -m pip install --quiet -r requirements-grading.txt
 
 # Grade the reference solutions once: an image that cannot grade fails here, at
 # upload, rather than on a learner's submission.

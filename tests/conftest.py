@@ -13,7 +13,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 
 
 @dataclass

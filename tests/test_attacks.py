@@ -8,12 +8,12 @@ import time
 import pytest
 from attack_cases import CASES, EXPECTED, SUITE, differences, expectations, write_suite
 
-from autograder import isolation, processes
-from autograder.registry import REPO_ROOT
+from autograder.isolate import bubblewrap, processes
+from autograder.load.course import grader_sources
 from conftest import run_cli
 
 LIMITS = ("--timeout", "60", "--cell-timeout", "5", "--call-timeout", "5")
-SANDBOXED = isolation.bubblewrap() is not None
+SANDBOXED = bubblewrap.bubblewrap() is not None
 CAPPED = processes.available()
 
 
@@ -29,13 +29,13 @@ def graded(tmp_path_factory):
     if len(cases) < len(CASES):
         folder = tmp_path_factory.mktemp("attacks")
         write_suite(folder, cases)
-    package_before = {p: p.read_bytes() for p in (REPO_ROOT / "autograder").glob("*.py")}
+    package_before = {p: p.read_bytes() for p in grader_sources()}
     report = tmp_path_factory.mktemp("report") / "r.json"
     started = time.monotonic()
     done = run_cli("grade", folder, "--json", report, *LIMITS, timeout=600)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    package_after = {p: p.read_bytes() for p in (REPO_ROOT / "autograder").glob("*.py")}
+    package_after = {p: p.read_bytes() for p in grader_sources()}
     return cases, json.loads(report.read_text()), elapsed, package_before == package_after
 
 

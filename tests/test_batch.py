@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import formats
-from autograder.batch import _longest_first, shard
-from autograder.compiled import DURATIONS, CompileStore
-from autograder.discover import Submission
-from autograder.sandbox import Limits
+from autograder.execute.run import Limits
+from autograder.grade.batch import _longest_first, shard
+from autograder.load.submissions import Submission
+from autograder.report import formats
+from autograder.store.folder import DURATIONS, CompileStore
 from conftest import run_cli
 
 STUDENTS = ("ada", "bob", "cleo", "dan")
@@ -159,3 +159,13 @@ def test_notebooks_that_took_longest_to_fill_the_store_are_graded_first(course, 
     others = [i for i in ids if i not in {"capstone", "leaves", "mapping"}]
     assert _longest_first(course, store) == ["capstone", "leaves", "mapping", *others]
     assert _longest_first(course, Limits()) == ids
+
+
+def test_a_cache_folder_that_cannot_be_written_is_said_once_and_grading_goes_on(
+    small_class, serial_report, tmp_path
+):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    report, log = _grade(small_class, tmp_path / "a.json", "--cache-dir", blocked / "cache")
+    assert log.count("results are not kept for the next run") == 1
+    assert report == serial_report

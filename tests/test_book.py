@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.registry import REPO_ROOT
+from autograder.load.course import REPO_ROOT
 from conftest import build_book
 
 pytestmark = pytest.mark.slow

@@ -34,8 +34,8 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from autograder import progress
-from autograder.registry import REPO_ROOT, toc_order
+from autograder.learner import progress
+from autograder.load.course import REPO_ROOT, toc_order
 from booktools.serve import make_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 from nbgrader.utils import compute_checksum
 
-from autograder.checksum import cell_checksum
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
+from autograder.load.checksum import cell_checksum
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
 
 
 def graded_cells() -> list[nbformat.NotebookNode]:
@@ -50,7 +50,9 @@ def test_each_kind_of_cell_gets_nbgraders_checksum(meta: dict) -> None:
 
 
 def test_grading_does_not_import_nbgrader() -> None:
-    code = "import sys, autograder.grading, autograder.cli; print('nbgrader' in sys.modules)"
+    code = (
+        "import sys, autograder.grade.submission, autograder.cli; print('nbgrader' in sys.modules)"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )

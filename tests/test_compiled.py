@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from autograder import compiled, isolation
-from autograder.compiled import CompileStore
-from autograder.failures import LearnerError
-from autograder.isolation import STORE_MOUNT
-from autograder.sandbox import Limits, NotebookRun
+from autograder.compare.failures import LearnerError
+from autograder.execute.run import Limits, NotebookRun
+from autograder.grade import fill_store
+from autograder.isolate import bubblewrap
+from autograder.store.folder import STORE_MOUNT, CompileStore
 from conftest import run_cli
 
 pytestmark = pytest.mark.skipif(
-    isolation.bubblewrap() is None, reason="the store is shared only under bubblewrap"
+    bubblewrap.bubblewrap() is None, reason="the store is shared only under bubblewrap"
 )
 
 TANH = "import jax.numpy as jnp\n_ = jnp.tanh(jnp.ones(7))"
@@ -67,7 +67,7 @@ def test_only_modules_recorded_as_jax_own_stay_in_the_store_and_nothing_else(tmp
     (tmp_path / f"jit_scan-{digest}-atime").write_bytes(b"0")
     (tmp_path / "jit_scan.lockfile").write_bytes(b"")
     (tmp_path / "somewhere").mkdir()
-    assert compiled._remove_course_code(tmp_path)
+    assert fill_store._remove_course_code(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         f"jit_stack-{digest}-cache",
         f"jit_tanh-{digest}-cache",
@@ -77,12 +77,12 @@ def test_only_modules_recorded_as_jax_own_stay_in_the_store_and_nothing_else(tmp
 def test_a_store_whose_records_cannot_be_read_is_not_used(tmp_path):
     (tmp_path / f"jit_tanh-{'0' * 64}-cache").write_bytes(b"compiled")
     (tmp_path / "provenance-a.jsonl").write_text('{"module": "jit_tanh", "ki\n')
-    assert not compiled._remove_course_code(tmp_path)
+    assert not fill_store._remove_course_code(tmp_path)
 
 
 def test_a_jax_operation_named_like_a_course_function_stays_in_the_store(tmp_path):
     _fill(tmp_path, "import jax.numpy as jnp\n_ = jnp.stack([jnp.ones(3), jnp.ones(3)])")
-    assert compiled._remove_course_code(tmp_path)
+    assert fill_store._remove_course_code(tmp_path)
     assert "jit_stack" in _modules(tmp_path)
     assert not list(tmp_path.glob("provenance-*"))
 
@@ -95,7 +95,7 @@ def test_a_jitted_course_function_is_removed_from_the_store(tmp_path):
         "_ = jax.jit(stack)([jnp.ones(2), jnp.ones(2)])",
     )
     assert "jit_stack" in _modules(tmp_path)
-    assert compiled._remove_course_code(tmp_path)
+    assert fill_store._remove_course_code(tmp_path)
     assert "jit_stack" not in _modules(tmp_path)
 
 
@@ -118,7 +118,7 @@ def test_a_jax_operation_that_compiled_course_code_is_removed_from_the_store(
         source,
     )
     assert module in _modules(tmp_path)
-    assert compiled._remove_course_code(tmp_path)
+    assert fill_store._remove_course_code(tmp_path)
     assert module not in _modules(tmp_path)
 
 
@@ -129,7 +129,7 @@ def _fill(folder, *sources: str) -> None:
 
 
 def _modules(folder) -> set[str]:
-    return {compiled.ENTRY.match(p.name)["module"] for p in folder.glob("*-cache")}
+    return {fill_store.ENTRY.match(p.name)["module"] for p in folder.glob("*-cache")}
 
 
 def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):

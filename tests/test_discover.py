@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from autograder.discover import UnusableInput, find_submissions
+from autograder.load.submissions import UnusableInput, find_submissions
 
 
 @pytest.fixture

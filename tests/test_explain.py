@@ -6,10 +6,10 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from autograder.explain import POINTERS, explain
-from autograder.failures import LearnerError
-from autograder.registry import TestCell, hidden_lines
-from autograder.verdicts import run_test_cell
+from autograder.compare.explain import POINTERS, explain
+from autograder.compare.failures import LearnerError
+from autograder.compare.verdicts import run_test_cell
+from autograder.load.course import TestCell, hidden_lines
 
 
 @jax.tree_util.register_pytree_node_class

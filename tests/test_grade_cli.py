@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ET
 
 import nbformat
 
-from autograder import isolation, processes
-from autograder.registry import EXERCISES, SOLUTIONS
-from autograder.sandbox import Limits
-from autograder.seeding import DEFAULT_SEED
-from autograder.submission import HINT_RECORD
+from autograder.execute.run import Limits
+from autograder.isolate import bubblewrap, processes
+from autograder.learner.seeding import DEFAULT_SEED
+from autograder.load.course import EXERCISES, SOLUTIONS
+from autograder.load.learner_notebook import HINT_RECORD
 from conftest import run_cli, write_variant
 
 REPORT_KEYS = {"score", "max_score", "students"}
@@ -156,7 +156,7 @@ def test_the_same_submission_gets_the_same_report(grade, course):
 
 
 def test_the_report_says_which_isolation_was_used(graded_solutions):
-    expected = "bubblewrap" if isolation.bubblewrap() else "process"
+    expected = "bubblewrap" if bubblewrap.bubblewrap() else "process"
     assert graded_solutions.report["isolation"] == expected
 
 
@@ -216,7 +216,10 @@ def test_reports_show_the_hints_a_learners_notebook_records_opened(grade, course
 def test_the_report_points_to_a_learners_cell_that_imports_the_grader(grade, course, tmp_path):
     notebook = course.notebooks[0]
     submission = write_variant(
-        notebook.path, tmp_path / notebook.filename, {}, append=("import autograder.watchers",)
+        notebook.path,
+        tmp_path / notebook.filename,
+        {},
+        append=("import autograder.watchers",),
     )
     graded = grade(submission)
     notes = [note["message"] for note in graded.report["students"][0]["notes"]]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import formats
-from autograder.registry import SOLUTIONS
-from autograder.report import Report
+from autograder.load.course import SOLUTIONS
+from autograder.report import formats
+from autograder.report.model import Report
 from conftest import run_cli, write_variant
 
 TEST_FIELDS = {"name", "score", "max_score", "output", "visibility"}
@@ -162,7 +162,10 @@ def _bundle(tmp_path: Path, *chapters: str) -> Path:
 def test_the_bundle_holds_setup_sh_and_an_executable_run_autograder(tmp_path):
     with zipfile.ZipFile(_bundle(tmp_path)) as archive:
         names = set(archive.namelist())
-        assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/cli.py"} <= names
+        assert {"setup.sh", "run_autograder", "requirements-grading.txt"} <= names
+        assert "autograder/cli.py" in names and "requirements.txt" not in names
+        setup = archive.read("setup.sh").decode()
+        assert "-r requirements-grading.txt" in setup and "requirements.txt" not in setup
         mode = archive.getinfo("run_autograder").external_attr >> 16
         assert mode & 0o111 == 0o111
         for script in ("setup.sh", "run_autograder"):

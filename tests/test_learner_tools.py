@@ -11,9 +11,10 @@ import textwrap
 import nbformat
 import pytest
 
-from autograder import sealing
-from autograder.reference import label, probe_results, readable_solution, reference_namespace
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
+from autograder.author.seal import readable_solution, reference_namespace
+from autograder.learner import sealing
+from autograder.learner.probes import label, probe_results
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
 from conftest import run_cli, write_variant
 
 
@@ -139,7 +140,7 @@ def test_check_shows_the_first_hint_for_a_function_that_raises(
 
 def test_hints_go_on_where_a_restarted_kernel_left_them(released_course, progress_env):
     name = released_course.functions[0].name
-    code = f"from autograder.notebook import hint\nhint({name!r})"
+    code = f"from autograder.learner.feedback import hint\nhint({name!r})"
     _kernel_like_run(code, progress_env)
     out = _kernel_like_run(code, progress_env)
     assert "Hint 1/" in out and "Hint 2/" in out
@@ -151,7 +152,7 @@ def test_a_hint_in_a_notebook_leaves_a_record_in_the_saved_output(
     import IPython
     import IPython.display
 
-    from autograder import notebook
+    from autograder.learner import feedback as notebook
 
     shown = []
     monkeypatch.setenv("PYTREES_PROGRESS", progress_env["PYTREES_PROGRESS"])
@@ -171,7 +172,7 @@ def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
     name = released_course.functions[0].name
     env = {**progress_env, "PYTREES_GRADING": "1"}
     out = _kernel_like_run(
-        f"from autograder.notebook import check, hint\ncheck({name!r})\nhint({name!r})", env
+        f"from autograder.learner.feedback import check, hint\ncheck({name!r})\nhint({name!r})", env
     )
     assert out == ""
 
@@ -218,11 +219,15 @@ def test_every_function_is_sealed_with_what_its_reference_answers(course, releas
         released = {f.name: f for f in released_course.notebook(notebook.id).functions}
         for function in notebook.functions:
             assert len(function.probes) >= 2, function.name
-            assert released[function.name].sealed == function.sealed, "run seal, then generate"
             key = sealing.fingerprint(label(function), probe_results(function, namespace))
-            assert sealing.unseal(function.sealed, key) == readable_solution(function.source), (
-                f"{function.name}: the seal is stale; run python -m autograder seal"
+            sealed = released[function.name].sealed
+            assert sealing.unseal(sealed, key) == readable_solution(function.source), (
+                f"{function.name}: the seal is stale; run python -m autograder generate"
             )
+
+
+def test_the_course_source_holds_no_seal(course):
+    assert [f.name for f in course.functions if f.sealed] == []
 
 
 def _solution_region(source: str) -> list[str]:

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from autograder.registry import REPO_ROOT, SOLUTIONS, load_course
+from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
 from conftest import Graded, grade_with_cli, write_variant
 
 COURSE = load_course(SOLUTIONS)

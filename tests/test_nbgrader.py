@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.cli import generate_exercises
-from autograder.registry import EXERCISES, REPO_ROOT, SOLUTIONS
+from autograder.author.generate import generate_exercises
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
 from conftest import grade_with_cli, write_variant
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import progress
-from autograder.registry import toc_order
+from autograder.learner import progress
+from autograder.load.course import toc_order
 from booktools.serve import make_server
 
 

@@ -9,14 +9,14 @@ import textwrap
 
 import pytest
 
-from autograder import provenance
+from autograder.store import jax_internals as provenance
 
 # Runs in a process of its own: recording patches JAX for the rest of the process.
 LOWER_THINGS = textwrap.dedent(
     """
     import sys
     from functools import partial, wraps
-    from autograder.provenance import record_lowerings
+    from autograder.store.jax_internals import record_lowerings
     record_lowerings(sys.argv[1])
 
     import jax, jax.numpy as jnp
@@ -98,7 +98,7 @@ def test_each_module_is_recorded_as_what_it_holds(recorded, module, kinds):
 OVERRIDE_A_RULE = textwrap.dedent(
     """
     import sys
-    from autograder.provenance import record_lowerings
+    from autograder.store.jax_internals import record_lowerings
     record_lowerings(sys.argv[1])
 
     import jax.numpy as jnp
@@ -121,7 +121,7 @@ COURSE_GRADIENT = textwrap.dedent(
     """
     import sys
     from functools import partial
-    from autograder.provenance import record_lowerings
+    from autograder.store.jax_internals import record_lowerings
     record_lowerings(sys.argv[1])
 
     import jax, jax.numpy as jnp
@@ -144,7 +144,7 @@ SAME_MODULE = textwrap.dedent(
     """
     import sys
     import jax
-    from autograder.provenance import record_lowerings
+    from autograder.store.jax_internals import record_lowerings
 
     def draw(key):
         return jax.random.normal(key, (3,)) + jax.numpy.tanh(jax.random.uniform(key, (3,)))

@@ -15,15 +15,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.discover import find_submissions
-from autograder.registry import REPO_ROOT, SOLUTIONS, Course
-from autograder.release import (
+from autograder.author.release import (
     ReleaseError,
     learner_requirements,
+    read_requirements,
     require_current,
     require_no_markers,
     write_release,
 )
+from autograder.load.course import REPO_ROOT, SOLUTIONS, Course
+from autograder.load.submissions import find_submissions
 from conftest import run_cli, write_variant
 
 # Shorter lines ("return out", "node = out") are what any code is made of, and so are
@@ -182,12 +183,24 @@ def test_release_refuses_exercises_out_of_date_with_solutions(course, released_c
 
 
 def test_release_pins_the_learners_requirements_as_the_course_does():
-    course_lines = set((REPO_ROOT / "requirements.txt").read_text().splitlines())
+    course_lines = set(read_requirements(REPO_ROOT / "requirements.txt").splitlines())
     pinned = learner_requirements("\n".join(course_lines)).splitlines()[1:]
     assert set(pinned) <= course_lines
     assert {line.split("==")[0] for line in pinned} >= {"jax", "jaxlib", "nbformat", "jupyterlab"}
     with pytest.raises(ReleaseError, match="does not pin jax"):
         learner_requirements("numpy==2.4.6\n")
+
+
+def test_reading_requirements_follows_their_includes(tmp_path):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "grading.txt").write_text("jax==0.10.2\n-r more.txt\n")
+    (tmp_path / "tools" / "more.txt").write_text("numpy==2.4.6\n")
+    course = tmp_path / "requirements.txt"
+    course.write_text("# pins\n-r tools/grading.txt  # the grader's\nruff==0.17.6\n")
+    assert read_requirements(course) == "# pins\njax==0.10.2\nnumpy==2.4.6\nruff==0.17.6\n"
+    course.write_text("--requirement=absent.txt\n")
+    with pytest.raises(ReleaseError, match="includes absent.txt"):
+        read_requirements(course)
 
 
 def test_released_check_reports_untouched_exercises_as_not_yet_solved(untouched, released_course):

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import isolation, processes
-from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
-from autograder.registry import REPO_ROOT, SOLUTIONS
-from autograder.sandbox import Limits, NotebookRun
+from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.execute.run import Limits, NotebookRun
+from autograder.isolate import bubblewrap, processes
+from autograder.load.course import REPO_ROOT, SOLUTIONS
 
 FAST = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3)
 
@@ -130,7 +130,7 @@ def test_magics_and_shell_commands_are_skipped(run_cells):
 
 
 needs_bubblewrap = pytest.mark.skipif(
-    isolation.bubblewrap() is None, reason="bubblewrap is not available on this machine"
+    bubblewrap.bubblewrap() is None, reason="bubblewrap is not available on this machine"
 )
 
 
@@ -139,7 +139,7 @@ def test_the_sandboxed_worker_cannot_see_the_solutions_or_the_tests(run_cells):
     run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)")
     assert run.call("exists", (str(SOLUTIONS),), {}) is False
     assert run.call("exists", (str(REPO_ROOT / "tests"),), {}) is False
-    assert run.call("exists", (str(REPO_ROOT / "autograder" / "wire.py"),), {}) is True
+    assert run.call("exists", (str(REPO_ROOT / "autograder" / "execute" / "wire.py"),), {}) is True
 
 
 @needs_bubblewrap
@@ -179,7 +179,7 @@ def test_without_the_sandbox_the_worker_is_a_plain_process(run_cells):
     limits = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3, sandbox=False)
     run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)", limits=limits)
     assert run.call("exists", (str(SOLUTIONS),), {}) is True
-    assert isolation.isolation(sandbox=False) == isolation.PROCESS
+    assert bubblewrap.isolation(sandbox=False) == bubblewrap.PROCESS
 
 
 needs_process_cap = pytest.mark.skipif(
@@ -243,7 +243,7 @@ def _alive(pid: int) -> bool:
 def test_a_worker_starts_with_jax_and_the_notebook_helpers_already_imported(run_cells):
     run = run_cells(
         "import sys\n"
-        "loaded = [m in sys.modules for m in ('jax.numpy', 'autograder.notebook')]\n"
+        "loaded = [m in sys.modules for m in ('jax.numpy', 'autograder.learner.feedback')]\n"
         "def preloaded():\n    return loaded"
     )
     assert run.call("preloaded", (), {}) == [True, True]

@@ -8,8 +8,9 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from autograder.reference import probe_results, reference_namespace
-from autograder.sealing import SealError, canonical, fingerprint, seal, unseal
+from autograder.author.seal import reference_namespace
+from autograder.learner.probes import probe_results
+from autograder.learner.sealing import SealError, canonical, fingerprint, seal, unseal
 
 KEY = fingerprint("leaves/count_leaves", [3, [1, 2]])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jax
 
-from autograder.seeding import DEFAULT_SEED, current_seed, random_tree, rng, seeded
+from autograder.learner.seeding import DEFAULT_SEED, current_seed, random_tree, rng, seeded
 
 
 def draw(label: str, n: int = 5) -> list:

@@ -1,6 +1,6 @@
 """Learner text in reports: no terminal escapes, no control characters, bounded length."""
 
-from autograder.text import clean
+from autograder.report.text import clean
 
 
 def test_terminal_escape_sequences_are_removed():

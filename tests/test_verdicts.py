@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
-from autograder.registry import TestCell, hidden_lines
-from autograder.verdicts import run_test_cell
+from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.compare.verdicts import run_test_cell
+from autograder.load.course import TestCell, hidden_lines
 
 SOURCE = """\
 assert f(1) == 2, "f(1) should be 2"

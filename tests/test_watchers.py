@@ -6,9 +6,15 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from autograder import wire
-from autograder.watchers import WatcherError, count_traces, describe, round_trip, watch_calls
-from autograder.worker import Worker
+from autograder.execute import wire
+from autograder.execute.worker import Worker
+from autograder.learner.watchers import (
+    WatcherError,
+    count_traces,
+    describe,
+    round_trip,
+    watch_calls,
+)
 
 NOTEBOOK = """
 import jax
@@ -175,7 +181,10 @@ def test_the_grader_refuses_a_learner_name_in_a_workers_answer():
 
 def test_a_cell_that_replaces_a_watcher_does_not_change_what_the_worker_runs():
     worker = Worker()
-    fake = "import autograder.watchers as w\nw.WATCHERS['count_traces'] = lambda *a, **k: [1, 0]\n"
+    fake = (
+        "import autograder.learner.watchers as w\n"
+        "w.WATCHERS['count_traces'] = lambda *a, **k: [1, 0]\n"
+    )
     assert worker.exec_cell(1, NOTEBOOK)["ok"] and worker.exec_cell(2, fake)["ok"]
     args = wire.encode([wire.LearnerRef("skips_helper"), [(jnp.ones(2),), (jnp.ones(2),)]])
     kwargs = wire.encode({"inside": "_double"})
@@ -184,9 +193,9 @@ def test_a_cell_that_replaces_a_watcher_does_not_change_what_the_worker_runs():
 
 
 def test_a_watchers_own_complaint_is_shown_even_from_a_hidden_test():
-    from autograder.failures import LearnerError
-    from autograder.registry import TestCell, hidden_lines
-    from autograder.verdicts import run_test_cell
+    from autograder.compare.failures import LearnerError
+    from autograder.compare.verdicts import run_test_cell
+    from autograder.load.course import TestCell, hidden_lines
 
     source = "### BEGIN HIDDEN TESTS\nassert count_traces(f, [], inside='_h') == [], 'm'\n"
     cell = TestCell("test_f", "f", 1.0, source, hidden_lines(source))

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder import wire
+from autograder.execute import wire
 
 
 def roundtrip(value, **kwargs):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from autograder.registry import REPO_ROOT
+from autograder.load.course import REPO_ROOT
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 GRADE_SUBMISSIONS = WORKFLOWS / "grade-submissions.yml"
@@ -158,7 +158,9 @@ def test_the_grader_runs_from_the_base_checkout_with_its_own_environment(grading
     step = grading_step(grading)
     assert step["working-directory"] == base["with"]["path"]
     assert step["run"].count(".venv/bin/python -m autograder grade") == 1
-    setup = only([s for s in steps(grading) if "./course setup" in s.get("run", "")], "setup")
+    setup = only(
+        [s for s in steps(grading) if "./course setup-grading" in s.get("run", "")], "setup"
+    )
     assert setup["working-directory"] == base["with"]["path"]
 
 
@@ -169,6 +171,29 @@ def test_no_step_runs_inside_the_pull_requests_checkout(grading, head):
         assert where is None or not Path(where).is_relative_to(head_path), step
         uses = step.get("uses", "")
         assert not (uses.startswith("./") and Path(uses).is_relative_to(head_path)), step
+
+
+@pytest.mark.parametrize("workflow", [GRADE_SUBMISSIONS, GRADE_CLASS], ids=lambda p: p.name)
+def test_grading_jobs_install_the_graders_requirements_and_not_the_books(workflow):
+    # requirements.txt brings Jupyter Book, Playwright and ruff; so does any ./course job
+    # but setup-grading.
+    full = re.compile(r"requirements\.txt|\./course (?!setup-grading\b)")
+    jobs = {
+        name: job
+        for name, job in load(workflow)["jobs"].items()
+        if any("-m autograder" in step.get("run", "") for step in job["steps"])
+    }
+    assert jobs
+    for name, job in jobs.items():
+        runs = "\n".join(step.get("run", "") for step in job["steps"])
+        assert not full.search(runs), f"{name} installs requirements.txt:\n{runs}"
+        assert "-r requirements-grading.txt" in runs or "./course setup-grading" in runs, name
+        caches = [
+            step["with"]["cache-dependency-path"]
+            for step in job["steps"]
+            if "cache-dependency-path" in step.get("with", {})
+        ]
+        assert all(Path(cache).name == "requirements-grading.txt" for cache in caches), caches
 
 
 @pytest.mark.parametrize("workflow", [GRADE_SUBMISSIONS, GRADE_CLASS], ids=lambda p: p.name)

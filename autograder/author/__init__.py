@@ -1,0 +1,9 @@
+"""The course author's tools: seal, generate, release, Gradescope bundle, new chapter.
+
+Each derives something from ``solutions/`` and the book: the sealed reference
+solutions, the exercise notebooks (through nbgrader), the learners' repository,
+a Gradescope autograder zip, and the files of a new chapter.
+
+May import: :mod:`autograder.load`, :mod:`autograder.learner`; not the grading
+machinery.
+"""

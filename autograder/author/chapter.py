@@ -1,0 +1,132 @@
+"""``python -m autograder chapter ID``: derive a chapter's files from its lesson and solution.
+
+The author writes ``book/<id>.md`` and ``solutions/<id>/<id>.ipynb``; this adds the
+chapter to ``_toc.yml``, starts ``tests/misconceptions/<id>.py`` for the author to
+fill in, generates ``exercises/<id>/<id>.ipynb`` (nbgrader, then the seals), and
+runs the course's checks (:mod:`autograder.author.checks`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from autograder.author.checks import MISCONCEPTIONS, course_problems
+from autograder.author.generate import generate_exercises
+from autograder.load.course import (
+    EXERCISES,
+    REPO_ROOT,
+    SOLUTIONS,
+    CourseError,
+    ExerciseNotebook,
+    load_notebook,
+    toc_order,
+)
+
+TOC = REPO_ROOT / "_toc.yml"
+
+
+def add_chapter(chapter: str, after: str | None = None) -> tuple[list[str], list[str]]:
+    """Derive ``chapter``'s files; return (what was written, the course's problems).
+
+    ``after`` names the chapter it follows in ``_toc.yml`` (default: the last
+    chapter that has an exercise). Raises CourseError, writing nothing, when the
+    lesson or the solution notebook is missing or breaks AUTHORING.md's rules.
+    """
+    notebook = _require_sources(chapter)
+    written = []
+    if chapter not in toc_order():
+        _add_to_toc(chapter, after or _last_chapter(exclude=chapter))
+        written.append(f"_toc.yml: book/{chapter}")
+    stub = MISCONCEPTIONS / f"{chapter}.py"
+    if not stub.exists():
+        stub.write_text(misconceptions_stub(notebook), encoding="utf-8")
+        written.append(f"{stub.relative_to(REPO_ROOT)} (to fill in)")
+    with tempfile.TemporaryDirectory() as scratch:
+        for generated in generate_exercises(Path(scratch), [chapter]):
+            target = EXERCISES / generated.relative_to(scratch)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(generated.read_bytes())
+            written.append(str(target.relative_to(REPO_ROOT)))
+    return written, course_problems()
+
+
+def _require_sources(chapter: str) -> ExerciseNotebook:
+    page = REPO_ROOT / "book" / f"{chapter}.md"
+    source = SOLUTIONS / chapter / f"{chapter}.ipynb"
+    for path in (page, source):
+        if not path.is_file():
+            raise CourseError(
+                f"{path.relative_to(REPO_ROOT)} is missing: write it first (see AUTHORING.md)"
+            )
+    return load_notebook(source)
+
+
+def _last_chapter(exclude: str) -> str | None:
+    """The chapter with an exercise that ``_toc.yml`` lists last."""
+    order = toc_order()
+    chapters = [p.parent.name for p in SOLUTIONS.glob("*/*.ipynb") if p.stem == p.parent.name]
+    listed = [c for c in chapters if c in order and c != exclude]
+    return max(listed, key=order.__getitem__, default=None)
+
+
+def _add_to_toc(chapter: str, after: str | None) -> None:
+    """Insert ``- file: book/<chapter>`` after ``after``'s entry, or at the end.
+
+    Edited as text so that the file's comments and layout stay; the result is
+    read back as YAML and must list the chapter.
+    """
+    lines = TOC.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = len(lines)
+    indent = "  - "
+    if after is not None:
+        entry = next(
+            (i for i, line in enumerate(lines) if _toc_file(line) == f"book/{after}"), None
+        )
+        if entry is None:
+            raise CourseError(f"_toc.yml does not list book/{after}, the chapter to follow")
+        at = entry + 1
+        indent = lines[entry][: len(lines[entry]) - len(lines[entry].lstrip())] + "- "
+    lines.insert(at, f"{indent}file: book/{chapter}\n")
+    text = "".join(lines)
+    try:
+        yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CourseError(f"_toc.yml could not take book/{chapter}: {exc}") from None
+    TOC.write_text(text, encoding="utf-8")
+    if chapter not in toc_order():
+        raise CourseError(f"_toc.yml could not take book/{chapter}: add its entry by hand")
+
+
+def _toc_file(line: str) -> str | None:
+    stripped = line.strip().removeprefix("- ").strip()
+    if not stripped.startswith("file:"):
+        return None
+    return stripped.removeprefix("file:").strip().removesuffix(".md")
+
+
+def misconceptions_stub(notebook: ExerciseNotebook) -> str:
+    """A ``tests/misconceptions/<id>.py`` with no cases yet, saying what each case holds."""
+    functions = ", ".join(function.name for function in notebook.functions)
+    example = notebook.functions[0].name if notebook.functions else "fn"
+    title = notebook.title.removeprefix("Exercise: ")
+    return f'''"""Wrong-but-plausible versions of the {title} exercise.
+
+Each case's ``source`` replaces the function's whole solution cell; it must lose that
+function's points, and a failing test's message must contain ``teaches``.
+"""
+
+# At least three cases for each of: {functions}. For example:
+#     {{
+#         "function": "{example}",
+#         "misconception": "what a learner wrongly believes",
+#         "teaches": "Reread <Chapter> → <Section>",
+#         "source": """
+# def {example}(...):
+#     ...
+# """,
+#     }},
+CASES: list[dict[str, str]] = []
+'''

@@ -1,0 +1,199 @@
+"""The learners' repository: what ``python -m autograder release OUT`` writes.
+
+It holds what a learner works on and what ``check`` and ``status`` need there,
+and nothing from which a reference solution or a hidden test can be read:
+
+- ``exercises/<id>/<id>.ipynb``, byte for byte as nbgrader generated them:
+  nbgrader has removed the solution regions and the hidden tests, and each
+  reference solution is there only sealed (see :mod:`autograder.learner.sealing`);
+- the ``autograder`` package, with its own copy of those notebooks in
+  ``autograder/course/`` and the chapters' reading order in its
+  ``chapters.json``: ``check`` and ``status`` read the visible tests, points and
+  hints from that copy (there is no ``solutions/`` to read them from, and the
+  learner's notebooks are what is being checked);
+- ``requirements.txt``, the learner's share of the course's pinned requirements
+  (``requirements.txt`` with the ``requirements-grading.txt`` it includes);
+- the files under ``learners/``: the README (with the list of notebooks filled
+  in), ``pyproject.toml`` (to install the package for the notebooks' kernel),
+  ``.gitignore`` and the check workflow;
+- the course's ``LICENSE``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from autograder.author.checks import stale_exercises
+from autograder.author.seal import MARKERS as SOLUTION_MARKERS
+from autograder.load.course import (
+    CHAPTERS_FILE,
+    COURSE_COPY,
+    EXERCISES,
+    HIDDEN_BEGIN,
+    HIDDEN_END,
+    REPO_ROOT,
+    SOLUTIONS,
+    Course,
+    grader_sources,
+    load_course,
+)
+
+SKELETON = REPO_ROOT / "learners"
+REQUIREMENTS = REPO_ROOT / "requirements.txt"
+
+# What the notebooks' kernel and ``check`` import, and JupyterLab to open them in.
+LEARNER_REQUIREMENTS = (
+    "jax",
+    "jaxlib",
+    "numpy",
+    "nbformat",
+    "nbgrader",
+    "ipython",
+    "ipykernel",
+    "jupyterlab",
+    "pytest",
+    "rich",
+    "pyyaml",
+)
+
+_MARKERS = (*SOLUTION_MARKERS, HIDDEN_BEGIN, HIDDEN_END)
+CHAPTERS_PLACEHOLDER = "<!-- chapters -->"
+# A requirements file's line that includes another: ``-r FILE``.
+_INCLUDE = re.compile(r"(?:-r|--requirement)\s*=?\s*(\S+)")
+
+
+class ReleaseError(Exception):
+    """The release cannot be written; the message is the one-line reason."""
+
+
+def write_release(out: Path) -> list[Path]:
+    """Write the learners' repository into ``out``; return its files, relative to ``out``.
+
+    ``out`` must not exist or be an empty folder. Everything is checked before
+    anything is written: raises ReleaseError, and writes nothing, when ``out``
+    is not empty, when ``exercises/`` is out of date with ``solutions/``, or
+    when an exercise notebook still holds a solution region or a hidden test.
+    """
+    _require_empty(out)
+    files = release_files()
+    for relative, content in files.items():
+        target = out / relative
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        except OSError as exc:
+            raise ReleaseError(f"cannot write {target}: {exc.strerror}") from None
+    return sorted(files)
+
+
+def release_files() -> dict[Path, bytes]:
+    """Every file of the release, by its path relative to the release's root."""
+    course = load_course(EXERCISES)
+    require_current(course, load_course(SOLUTIONS))
+    copy = COURSE_COPY.relative_to(REPO_ROOT)
+    files: dict[Path, bytes] = {}
+    for notebook in course.notebooks:
+        content = notebook.path.read_bytes()
+        require_no_markers(notebook.path, content.decode("utf-8"))
+        files[notebook.path.relative_to(REPO_ROOT)] = content
+        files[copy / notebook.id / notebook.filename] = content
+    files[CHAPTERS_FILE.relative_to(REPO_ROOT)] = chapters_file(course).encode()
+    for module in grader_sources():
+        files[module.relative_to(REPO_ROOT)] = module.read_bytes()
+    for path in sorted(SKELETON.rglob("*")):
+        if path.is_file():
+            files[path.relative_to(SKELETON)] = path.read_bytes()
+    readme = (SKELETON / "README.md").read_text(encoding="utf-8")
+    files[Path("README.md")] = learners_readme(readme, course).encode()
+    files[Path("LICENSE")] = (REPO_ROOT / "LICENSE").read_bytes()
+    files[Path("requirements.txt")] = learner_requirements(read_requirements(REQUIREMENTS)).encode()
+    return files
+
+
+def _require_empty(out: Path) -> None:
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ReleaseError(f"{out} exists and is not a folder; give a new or empty folder")
+    if any(out.iterdir()):
+        raise ReleaseError(f"{out} exists and is not empty; give a new or empty folder")
+
+
+def require_current(exercises: Course, solutions: Course) -> None:
+    """Raise ReleaseError unless ``exercises`` is what nbgrader makes of ``solutions`` now."""
+    stale = stale_exercises(exercises, solutions)
+    if stale:
+        raise ReleaseError(stale[0])
+
+
+def require_no_markers(path: Path, text: str) -> None:
+    """Raise ReleaseError when ``text`` holds a solution region or a hidden test's markers."""
+    for marker in _MARKERS:
+        if marker in text:
+            raise ReleaseError(
+                f"{path} holds {marker!r}: exercises/ must be made by python -m autograder generate"
+            )
+
+
+def read_requirements(path: Path) -> str:
+    """The requirements file ``path``, each ``-r FILE`` in it replaced by that file's lines.
+
+    As pip does, ``FILE`` is relative to the folder of the file that names it.
+    Raises ReleaseError when an included file cannot be read.
+    """
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        include = _INCLUDE.fullmatch(line.split("#", 1)[0].strip())
+        if not include:
+            lines.append(line)
+            continue
+        included = path.parent / include.group(1)
+        if not included.is_file():
+            raise ReleaseError(f"{path.name} includes {include.group(1)}, which is not a file")
+        lines.append(read_requirements(included).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def learner_requirements(course_requirements: str) -> str:
+    """The lines of ``course_requirements`` that pin :data:`LEARNER_REQUIREMENTS`, in its order.
+
+    Raises ReleaseError when one of them is not pinned there.
+    """
+    lines = []
+    found = set()
+    for line in course_requirements.splitlines():
+        name = _requirement_name(line)
+        if name in LEARNER_REQUIREMENTS:
+            lines.append(line.strip())
+            found.add(name)
+    missing = [name for name in LEARNER_REQUIREMENTS if name not in found]
+    if missing:
+        raise ReleaseError(f"requirements.txt does not pin {', '.join(missing)}")
+    header = "# What the exercises and their checker need, as the course was tested (Python 3.11)."
+    return "\n".join([header, *lines]) + "\n"
+
+
+def _requirement_name(line: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
+    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else ""
+
+
+def learners_readme(template: str, course: Course) -> str:
+    """``template`` with its chapters placeholder replaced by the list of notebooks."""
+    if CHAPTERS_PLACEHOLDER not in template:
+        raise ReleaseError(f"learners/README.md has no {CHAPTERS_PLACEHOLDER} line")
+    items = [
+        f"{number}. [{notebook.title.removeprefix('Exercise: ')}]"
+        f"(exercises/{notebook.id}/{notebook.filename}): "
+        f"{', '.join(f'`{function.name}`' for function in notebook.functions)} "
+        f"({notebook.points:g} points)"
+        for number, notebook in enumerate(course.notebooks, start=1)
+    ]
+    return template.replace(CHAPTERS_PLACEHOLDER, "\n".join(items))
+
+
+def chapters_file(course: Course) -> str:
+    """``chapters.json``: the chapters in reading order, for the release's registry."""
+    return json.dumps({"chapters": [notebook.id for notebook in course.notebooks]}, indent=2) + "\n"

@@ -1,0 +1,58 @@
+"""Sealing the reference solutions into the generated exercise notebooks.
+
+The reference solutions run in this process (they are the course's own code); each
+is sealed for :func:`autograder.learner.feedback.solution` with the key made from
+its results on its probes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.learner import sealing
+from autograder.learner.probes import label, probe_results
+from autograder.load.course import ExerciseNotebook, GradedFunction
+
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def readable_solution(source: str) -> str:
+    """A solution cell as a learner should read it: nbgrader's markers removed."""
+    lines = [line for line in source.splitlines(True) if line.strip() not in MARKERS]
+    return "".join(lines).strip("\n") + "\n"
+
+
+def reference_namespace(notebook: ExerciseNotebook) -> dict[str, Any]:
+    """The setup cell and every reference solution of ``notebook``, run in order."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    exec(compile(notebook.setup_source, f"<setup of {notebook.id}>", "exec"), namespace)
+    for function in notebook.functions:
+        code = readable_solution(function.source)
+        exec(compile(code, f"<solution of {function.name}>", "exec"), namespace)
+    return namespace
+
+
+def sealed_solution(function: GradedFunction, namespace: dict[str, Any]) -> str:
+    """``function``'s reference solution sealed with the key its probe results make."""
+    key = sealing.fingerprint(label(function), probe_results(function, namespace))
+    return sealing.seal(readable_solution(function.source), key)
+
+
+def seal_released(notebook: ExerciseNotebook, released: Path) -> None:
+    """Write each function's sealed solution into the generated notebook at ``released``.
+
+    The seals are derived, so the course's source notebook never holds them: a seal
+    is the same for the same solution and probes (see :mod:`autograder.learner.sealing`),
+    and generating again changes nothing.
+    """
+    namespace = reference_namespace(notebook)
+    seals = {f.name: sealed_solution(f, namespace) for f in notebook.functions if f.probes}
+    nb = nbformat.read(released, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in seals:
+            cell.metadata.setdefault("course", {})["sealed"] = seals[grade_id]
+    nbformat.write(nb, released)

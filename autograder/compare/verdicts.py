@@ -1,0 +1,142 @@
+"""Running one test cell and turning what happened into a message a learner can act on."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from autograder.compare.explain import explain
+from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.load.course import TestCell
+
+OUTCOMES = ("passed", "failed", "error", "missing", "timeout", "memory", "crashed")
+"""``error``: the learner's code raised; ``memory``: it ran out of memory;
+``crashed``: its worker process died (a signal or an exit code)."""
+
+# Exceptions that mean "not an answer yet" or "an answer that cannot be read",
+# rather than the learner's code going wrong while it ran.
+_FAILED_TYPES = {"NotImplementedError", "UnsendableResult"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one test cell ended: ``outcome`` is one of :data:`OUTCOMES`.
+
+    ``hidden`` is true when the verdict tells something about the cell's hidden
+    tests: they all passed, or the cell stopped inside them. A cell that stopped
+    before reaching them, or never ran, says nothing the visible tests do not.
+    """
+
+    outcome: str
+    message: str = ""
+    hidden: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> Verdict:
+    """Run ``test`` in ``namespace`` and judge it by its assertions alone.
+
+    A failure inside a hidden region is described only by the assertion's
+    authored message: never by the test's code, its inputs or expected values.
+    """
+    code = compile(test.source, test.filename, "exec")
+    try:
+        exec(code, namespace)
+    except AssertionError as exc:
+        return Verdict("failed", _assertion_message(exc, test), _in_hidden(exc, test))
+    except CallTimeout as exc:
+        return Verdict(
+            "timeout",
+            f"{test.function} did not return within the time limit: "
+            "look for a loop that never ends.",
+            _in_hidden(exc, test),
+        )
+    except WorkerCrashed as exc:
+        return Verdict(
+            "crashed", f"{exc} while {test.function} was running.", _in_hidden(exc, test)
+        )
+    except FunctionMissing as exc:
+        return Verdict("missing", _missing_message(exc, notebook), _in_hidden(exc, test))
+    except LearnerError as exc:
+        hidden = _in_hidden(exc, test)
+        return Verdict(_learner_error_outcome(exc), _learner_error_message(exc, hidden), hidden)
+    except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
+        return Verdict("failed", _local_error_message(exc, test), _in_hidden(exc, test))
+    return Verdict("passed", hidden=bool(test.hidden_lines))
+
+
+def _failing_line(exc: BaseException, test: TestCell) -> int | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+    return frames[-1].lineno if frames else None
+
+
+def _in_hidden(exc: BaseException, test: TestCell) -> bool:
+    return _failing_line(exc, test) in test.hidden_lines
+
+
+def _assertion_message(exc: AssertionError, test: TestCell) -> str:
+    authored = str(exc).strip()
+    if authored:
+        return authored
+    if _in_hidden(exc, test):
+        return f"A hidden test of {test.function} failed."
+    line = _failing_line(exc, test)
+    source = test.source.splitlines()[line - 1].strip() if line else ""
+    return f"This check failed: {source}"
+
+
+def _missing_message(exc: FunctionMissing, notebook: str) -> str:
+    others = [n for n in exc.names if n not in {"check", "hint"}]
+    found = f" It defines: {', '.join(others)}." if others else ""
+    return (
+        f"{exc.function} is not defined in {notebook}: was it renamed, deleted, or is its "
+        f"cell failing?{found}"
+    )
+
+
+def _learner_error_outcome(exc: LearnerError) -> str:
+    if exc.type == "MemoryError":
+        return "memory"
+    return "failed" if exc.type in _FAILED_TYPES else "error"
+
+
+def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
+    if exc.type == "NotImplementedError":
+        return f"{exc.function} is not written yet: it still raises NotImplementedError."
+    if exc.type == "MemoryError":
+        return (
+            f"{exc.function} ran out of memory: it tried to use more than the worker's "
+            "memory limit."
+        )
+    if exc.type == "WatcherError":  # says what the notebook lacks, never a test's input
+        return f"{exc.function}: {exc.message}"
+    pointer = explain(exc.type, exc.message)
+    said = f" {pointer.text()}" if pointer else ""
+    if hidden:
+        return f"{exc.function} raised {exc.type} on the input of a hidden test.{said}"
+    trace = f"\n{exc.traceback.rstrip()}" if exc.traceback else ""
+    if pointer:
+        # the course's words first, JAX's own message under them
+        return f"{exc.function} raised {exc.type}.{said}\n{exc.type}: {exc.message}{trace}"
+    detail = f": {exc.message}" if exc.message else ""
+    return f"{exc.function} raised {exc.type}{detail}{trace}"
+
+
+def _local_error_message(exc: Exception, test: TestCell) -> str:
+    name = type(exc).__name__
+    if isinstance(exc, NotImplementedError):
+        return f"{test.function} is not written yet: it still raises NotImplementedError."
+    pointer = explain(name, str(exc))
+    said = f" {pointer.text()}" if pointer else ""
+    if _in_hidden(exc, test):
+        return (
+            f"A hidden test of {test.function} could not check the value it returned "
+            f"({name}).{said}"
+        )
+    if pointer:
+        return f"{test.function}'s test stopped with {name}.{said}\n{name}: {exc}"
+    return f"{test.function}'s test stopped with {name}: {exc}"

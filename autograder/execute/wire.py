@@ -1,0 +1,330 @@
+"""Plain-data encoding between the grader and the learner's worker process.
+
+Values cross the process boundary as JSON. Arrays travel as ``.npy`` bytes and are
+read back with ``allow_pickle=False``; containers are rebuilt by the reader. No
+pickle, no ``eval``: decoding a message can never run code that the other side
+chose. Written by hand rather than with a serialisation library because the
+point is what it refuses to do.
+
+Tags (a JSON object with one ``$``-key names the kind of value):
+
+=================  ===============================================================
+``$tuple``         items
+``$dict``          ``[[key, value], ...]`` in the dict's own order
+``$ordereddict``   same, for ``collections.OrderedDict``
+``$namedtuple``    ``name``, ``fields``, ``values``
+``$set``           items, sorted by their encoded text so the order is stable
+``$range``         ``[start, stop, step]``
+``$array``         base64 ``.npy`` bytes; ``jax`` says whether it was a JAX array
+``$scalar``        a NumPy scalar, as a 0-d ``$array``
+``$float``         ``"nan"``, ``"inf"`` or ``"-inf"``
+``$complex``       ``[real, imag]``
+``$bytes``         base64
+``$node``          a custom pytree node: ``name``, ``children``, ``aux``
+``$object``        any other object: ``name`` of its type and a short ``repr``
+``$learner``       a name in the learner's notebook (grader to worker only)
+=================  ===============================================================
+
+``$learner`` lets a test hand one of the learner's own functions to a watcher
+(:mod:`autograder.learner.watchers`): the worker looks the name up in the notebook's
+namespace. Only the worker's reader resolves it; the grader's refuses it.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import io
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from autograder.learner.watchers import is_namedtuple
+
+MAX_DEPTH = 64
+MAX_REPR = 200
+
+
+class WireError(ValueError):
+    """A value that cannot be sent, or a message that cannot be read."""
+
+
+class Unresolved(WireError):
+    """A ``$learner`` name that the notebook does not define."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not defined")
+        self.name = name
+
+
+class LearnerRef:
+    """Names an object of the learner's notebook; sent as ``$learner``, never as a value."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+
+def dumps(value: Any) -> str:
+    """Encode ``value`` as JSON text."""
+    return json.dumps(encode(value), allow_nan=False, separators=(",", ":"))
+
+
+def loads(text: str | bytes, *, jax_arrays: bool = False) -> Any:
+    """Decode JSON text made by :func:`dumps`.
+
+    With ``jax_arrays``, arrays that were JAX arrays become JAX arrays again (the
+    worker's side); otherwise every array is a NumPy array (the grader's side).
+    """
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"unreadable message: {exc}") from None
+    return decode(raw, jax_arrays=jax_arrays)
+
+
+# --- encoding ---------------------------------------------------------------
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """Turn ``value`` into JSON-compatible data, tagging what JSON cannot say."""
+    if depth > MAX_DEPTH:
+        raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
+    deeper = depth + 1
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, LearnerRef):
+        return {"$learner": value.__name__}
+    if isinstance(value, int) and type(value) is int:
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if type(value) is complex:
+        return {"$complex": [encode(value.real), encode(value.imag)]}
+    if type(value) is bytes:
+        return {"$bytes": base64.b64encode(value).decode()}
+    if type(value) is list:
+        return [encode(v, deeper) for v in value]
+    if type(value) is tuple:
+        return {"$tuple": [encode(v, deeper) for v in value]}
+    if is_namedtuple(value):
+        return {
+            "$namedtuple": type(value).__name__,
+            "fields": list(type(value)._fields),
+            "values": [encode(v, deeper) for v in value],
+        }
+    if type(value) is collections.OrderedDict:
+        return {"$ordereddict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()]}
+    if type(value) is dict:
+        return {"$dict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()]}
+    if type(value) in (set, frozenset):
+        items = [encode(v, deeper) for v in value]
+        return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+    if type(value) is range:
+        return {"$range": [value.start, value.stop, value.step]}
+    if isinstance(value, np.generic):
+        return {"$scalar": _npy(np.asarray(value))}
+    if isinstance(value, np.ndarray):
+        return {"$array": _npy(value), "jax": False}
+    if _is_jax_array(value):
+        return {"$array": _npy(np.asarray(value)), "jax": True}
+    node = _custom_node(value)
+    if node is not None:
+        children, aux = node
+        return {
+            "$node": type(value).__name__,
+            "children": [encode(c, deeper) for c in children],
+            "aux": _encode_aux(aux, deeper),
+        }
+    return {"$object": type(value).__name__, "repr": _short_repr(value)}
+
+
+def _encode_aux(aux: Any, depth: int) -> Any:
+    """aux_data goes as data when it is plain, and as its text otherwise."""
+    try:
+        return {"value": encode(aux, depth)} if _is_plain(aux) else {"repr": _short_repr(aux)}
+    except WireError:
+        return {"repr": _short_repr(aux)}
+
+
+def _is_plain(value: Any) -> bool:
+    if value is None or type(value) in (bool, int, float, str, bytes, complex):
+        return True
+    if type(value) in (tuple, list, frozenset) or is_namedtuple(value):
+        return all(_is_plain(v) for v in value)
+    if type(value) is dict:
+        return all(_is_plain(k) and _is_plain(v) for k, v in value.items())
+    return False
+
+
+def _npy(array: np.ndarray) -> str:
+    if array.dtype.hasobject:
+        raise WireError("arrays of Python objects cannot be sent")
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _is_jax_array(value: Any) -> bool:
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(value, jax.Array)
+
+
+def _custom_node(value: Any) -> tuple[list[Any], Any] | None:
+    """Children and aux_data of ``value`` if JAX has it registered as a pytree node."""
+    tree_util = sys.modules.get("jax.tree_util")
+    if tree_util is None:
+        return None
+    try:
+        children, treedef = tree_util.tree_flatten(value, is_leaf=lambda x: x is not value)
+        node_data = treedef.node_data()
+    except Exception:
+        return None
+    if node_data is None:
+        return None
+    return list(children), node_data[1]
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:
+        text = f"<repr failed: {type(exc).__name__}>"
+    if not isinstance(text, str):
+        text = "<repr returned a non-string>"
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+# --- decoding ---------------------------------------------------------------
+
+
+def decode(
+    raw: Any,
+    *,
+    jax_arrays: bool = False,
+    learner: dict[str, Any] | None = None,
+    depth: int = 0,
+) -> Any:
+    """Rebuild a value from :func:`encode`'s output.
+
+    An ``$object`` becomes an instance of an empty class of the same name, and a
+    ``$node`` an instance of a :class:`RemoteNode` subclass of the same name. A
+    ``$learner`` name is looked up in ``learner`` (the notebook's namespace, on
+    the worker's side); without it, or for a name it lacks, decoding fails.
+    """
+    if depth > MAX_DEPTH + 1:
+        raise WireError("message nested too deeply")
+    if raw is None or isinstance(raw, bool | int | float | str):
+        return raw
+    again = lambda item: decode(  # noqa: E731
+        item, jax_arrays=jax_arrays, learner=learner, depth=depth + 1
+    )
+    if isinstance(raw, list):
+        return [again(v) for v in raw]
+    if not isinstance(raw, dict) or not raw:
+        raise WireError(f"unexpected value in message: {type(raw).__name__}")
+    tag = next(iter(raw))
+    body = raw[tag]
+    try:
+        match tag:
+            case "$tuple":
+                return tuple(again(v) for v in body)
+            case "$dict":
+                return {again(k): again(v) for k, v in body}
+            case "$ordereddict":
+                return collections.OrderedDict((again(k), again(v)) for k, v in body)
+            case "$namedtuple":
+                cls = namedtuple_class(str(body), tuple(str(f) for f in raw["fields"]))
+                return cls(*(again(v) for v in raw["values"]))
+            case "$set":
+                return {again(v) for v in body}
+            case "$range":
+                return range(*(int(v) for v in body))
+            case "$float":
+                return float({"nan": "nan", "inf": "inf", "-inf": "-inf"}[body])
+            case "$complex":
+                return complex(float(again(body[0])), float(again(body[1])))
+            case "$bytes":
+                return base64.b64decode(body)
+            case "$scalar":
+                return _load_npy(body)[()]
+            case "$array":
+                array = _load_npy(body)
+                if jax_arrays and raw.get("jax"):
+                    import jax.numpy as jnp
+
+                    return jnp.asarray(array)
+                return array
+            case "$node":
+                aux_raw = raw["aux"]
+                aux = again(aux_raw["value"]) if "value" in aux_raw else AuxText(aux_raw["repr"])
+                return node_class(str(body))([again(c) for c in raw["children"]], aux)
+            case "$object":
+                return empty_instance(str(body))
+            case "$learner":
+                if learner is None:
+                    raise WireError("a $learner name is only read by the worker")
+                if str(body) not in learner:
+                    raise Unresolved(str(body))
+                return learner[str(body)]
+    except WireError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise WireError(f"malformed {tag} in message: {exc}") from None
+    raise WireError(f"unknown tag {tag!r} in message")
+
+
+def _load_npy(text: str) -> np.ndarray:
+    return np.load(io.BytesIO(base64.b64decode(text)), allow_pickle=False)
+
+
+_NAMEDTUPLES: dict[tuple[str, tuple[str, ...]], type] = {}
+_NODES: dict[str, type] = {}
+_OBJECTS: dict[str, type] = {}
+
+
+def namedtuple_class(name: str, fields: tuple[str, ...]) -> type:
+    """One namedtuple class per (name, fields), so equal results have equal treedefs."""
+    key = (name, fields)
+    if key not in _NAMEDTUPLES:
+        _NAMEDTUPLES[key] = collections.namedtuple(name, fields)  # type: ignore[misc]
+    return _NAMEDTUPLES[key]
+
+
+def empty_instance(name: str) -> Any:
+    """An instance of an empty class called ``name``: an unregistered object, so a leaf."""
+    if name not in _OBJECTS:
+        _OBJECTS[name] = type(name, (), {"__module__": "submission"})
+    return _OBJECTS[name]()
+
+
+class AuxText(str):
+    """aux_data that was not plain data, known only by its ``repr``."""
+
+
+class RemoteNode:
+    """Stand-in for a learner's custom pytree node: same class name, same children and aux."""
+
+    def __init__(self, children: list[Any], aux: Any) -> None:
+        self.children = children
+        self.aux = aux
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(children={self.children!r}, aux={self.aux!r})"
+
+
+def node_class(name: str) -> type:
+    """A :class:`RemoteNode` subclass called ``name``, registered with JAX on first use."""
+    if name not in _NODES:
+        cls = type(name, (RemoteNode,), {"__module__": "submission"})
+        import jax
+
+        jax.tree_util.register_pytree_node(
+            cls,
+            lambda node: (node.children, node.aux),
+            lambda aux, children: cls(list(children), aux),
+        )
+        _NODES[name] = cls
+    return _NODES[name]

@@ -1,0 +1,181 @@
+"""The worker: the only process that runs a learner's code.
+
+Forked by the zygote (:mod:`autograder.execute.zygote`) for each notebook, it
+serves the grader's requests (:class:`autograder.execute.run.NotebookRun`) on a
+pair of pipes: it reads a request from one and answers on the other.
+
+- ``{"op": "exec", "cell": i, "source": s}`` runs cell ``i`` of the notebook;
+- ``{"op": "call", "name": f, "args": [...], "kwargs": {...}}`` calls ``f`` and
+  answers with its result as plain data (:mod:`autograder.execute.wire`);
+- ``{"op": "watch", "name": w, "args": [...], "kwargs": {...}}`` runs the watcher
+  ``w`` of :mod:`autograder.learner.watchers` on the notebook's functions, named in the
+  arguments as ``$learner`` (:mod:`autograder.execute.wire`), and answers with its result.
+
+A call of a name the notebook does not define answers ``{"ok": false, "missing":
+true, "names": [...]}`` with the callables it does define.
+
+Nothing it sends is trusted: the grader decodes it as data and checks it there.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import traceback
+from typing import Any
+
+from autograder.execute import channel, wire
+from autograder.learner.watchers import WATCHERS
+
+MAX_MESSAGE_TEXT = 2000
+
+
+class _MagicsSkipped:
+    """``get_ipython()`` while grading: shell commands and magics do nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def cell_filename(index: int) -> str:
+    return f"<cell {index}>"
+
+
+def to_python(source: str) -> str:
+    """Cell source as plain Python: IPython turns magics into ``get_ipython()`` calls."""
+    if "%" not in source and "!" not in source:
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def describe_exception(exc: BaseException) -> dict[str, str]:
+    """Type, message and the learner's own frames of ``exc``, as capped text."""
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<the exception's message could not be read>"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename.startswith("<cell ")
+    ]
+    lines = _collapse_repeats(
+        [
+            f"  {frame.filename[1:-1]}, line {frame.lineno}, in {frame.name}\n"
+            + (f"    {frame.line}\n" if frame.line else "")
+            for frame in frames
+        ]
+    )
+    while len(lines) > 1 and sum(map(len, lines)) > MAX_MESSAGE_TEXT:
+        lines.pop(0)  # keep the innermost frames, where the error happened
+    return {
+        "type": type(exc).__name__,
+        "message": message[:MAX_MESSAGE_TEXT],
+        "traceback": "".join(lines)[-MAX_MESSAGE_TEXT:],
+    }
+
+
+def _collapse_repeats(entries: list[str], keep: int = 3) -> list[str]:
+    """Fold a frame repeated many times in a row (runaway recursion) into one line."""
+    out: list[str] = []
+    run = 0
+    for index, entry in enumerate(entries):
+        run = run + 1 if index and entry == entries[index - 1] else 1
+        if run <= keep:
+            out.append(entry)
+        next_differs = index + 1 == len(entries) or entries[index + 1] != entry
+        if next_differs and run > keep:
+            out.append(f"  [the frame above repeats {run - keep} more times]\n")
+    return out
+
+
+class Worker:
+    def __init__(self) -> None:
+        # Taken before any learner cell runs, so a cell that rebinds WATCHERS changes
+        # nothing. (A learner who patches JAX or the watchers' own module can still make
+        # them misreport: see book/security.md.)
+        self.watchers = dict(WATCHERS)
+        self.namespace: dict[str, Any] = {
+            "__name__": "__main__",
+            "__builtins__": __builtins__,
+            "get_ipython": _MagicsSkipped,
+        }
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "exec":
+            return self.exec_cell(int(request["cell"]), str(request["source"]))
+        if op == "call":
+            function = self.namespace.get(str(request["name"]))
+            if not callable(function):
+                return self.missing()
+            return self.call(function, request["args"], request["kwargs"])
+        if op == "watch":
+            watcher = self.watchers.get(str(request["name"]))
+            if watcher is None:
+                message = f"no watcher called {request['name']!r}"
+                return {"ok": False, "error": {"type": "ProtocolError", "message": message}}
+            return self.call(watcher, request["args"], request["kwargs"])
+        return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
+
+    def exec_cell(self, index: int, source: str) -> dict[str, Any]:
+        filename = cell_filename(index)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        try:
+            code = compile(to_python(source), filename, "exec")
+            exec(code, self.namespace)
+        except BaseException as exc:  # noqa: BLE001 - a learner's cell may raise anything
+            return {"ok": False, "error": describe_exception(exc)}
+        return {"ok": True}
+
+    def missing(self, name: str | None = None) -> dict[str, Any]:
+        """The answer to a call of a name the notebook does not define."""
+        reply = {"ok": False, "missing": True, "names": self.callable_names()}
+        return reply if name is None else {**reply, "name": name}
+
+    def call(self, function: Any, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
+        """Call ``function`` (the learner's, or a watcher) on decoded arguments."""
+        name = getattr(function, "__name__", "the function")
+        try:
+            args = wire.decode(raw_args, jax_arrays=True, learner=self.namespace)
+            kwargs = wire.decode(raw_kwargs, jax_arrays=True, learner=self.namespace)
+        except wire.Unresolved as exc:
+            return self.missing(exc.name)
+        except wire.WireError as exc:
+            return {"ok": False, "error": {"type": "WireError", "message": str(exc)}}
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - so is a learner's function
+            return {"ok": False, "error": describe_exception(exc)}
+        try:
+            return {"ok": True, "value": wire.encode(result)}
+        except BaseException as exc:  # noqa: BLE001 - a result's own methods may raise
+            return {
+                "ok": False,
+                "error": {
+                    "type": "UnsendableResult",
+                    "message": f"{name} returned a value the grader cannot read: {exc}",
+                    "traceback": "",
+                },
+            }
+
+    def callable_names(self) -> list[str]:
+        return sorted(
+            name
+            for name, value in self.namespace.items()
+            if callable(value) and not name.startswith("_") and name != "get_ipython"
+        )
+
+
+def serve(read_fd: int, write_fd: int) -> int:
+    """Answer requests on ``read_fd`` until the grader closes it; returns the exit code."""
+    os.environ["PYTREES_GRADING"] = "1"
+    worker = Worker()
+    while True:
+        try:
+            request = channel.receive(read_fd)
+        except channel.ChannelClosed:
+            return 0
+        channel.send(write_fd, worker.handle(request))

@@ -1,0 +1,234 @@
+"""The warm parent of workers: imports JAX once, then forks one fresh worker per notebook.
+
+Started by :mod:`autograder.isolate.zygotes` as ``python -m autograder.execute.zygote CONTROL_FD
+[--pid-namespace] [--compile-store DIR [--writable]]``, inside the same sandbox a
+worker would get. It runs no learner code itself. On its
+control socket it answers:
+
+- ``{"op": "fork", "scratch": dir, "memory": bytes, "nproc": n}`` with two file
+  descriptors attached (the worker's ends of its request and reply pipes): forks a
+  worker that works in ``dir`` under an address-space limit of ``memory`` (and,
+  when ``n`` is not 0, an RLIMIT_NPROC of ``n``) and serves
+  :mod:`autograder.execute.worker` requests on those pipes; answers ``{"pid": n}``;
+- ``{"op": "end", "pid": n, "wait": seconds}``: waits up to ``wait`` seconds for
+  that worker to exit by itself, then kills it and, inside its own pid namespace,
+  every other process a worker left behind, and empties ``/tmp``; answers
+  ``{"returncode": code}`` (negative for a signal, None when it had to be killed).
+
+The zygote makes itself non-dumpable, so a worker (same user, no capabilities
+under bubblewrap) can neither trace it nor read or write its memory. Under
+bubblewrap it is also pid 1 of its pid namespace: the kernel delivers no signal
+from a worker to it, so a worker cannot kill or stop it, and it inherits (and
+reaps) every process a worker leaves behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PR_SET_DUMPABLE = 4
+MAX_CONTROL_MESSAGE = 4096
+
+
+def _preload(argv: list[str]) -> None:
+    """Everything a worker needs before it runs learner code, imported once here.
+
+    JAX is imported but not used: its backend starts in each forked worker, so no
+    thread exists at fork time. With ``--compile-store DIR`` (see
+    :mod:`autograder.store.folder`) JAX reads compiled operations from ``DIR``; with
+    ``--writable`` as well it also writes every one it compiles there.
+    """
+    import jax
+    import jax.numpy  # noqa: F401
+    import numpy  # noqa: F401
+
+    # the setup cell of every exercise notebook imports these (0.1 s)
+    from autograder import notebook, watchers  # noqa: F401
+    from autograder.execute import (
+        wire,  # noqa: F401
+        worker,  # noqa: F401
+    )
+
+    for folder in _store_folder(argv):
+        writable = "--writable" in argv
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+        # XLA's own extra caches would put the folder's path into every cache key
+        jax.config.update("jax_persistent_cache_enable_xla_caches", "none")
+        # a reader never writes: no compile takes forever
+        jax.config.update(
+            "jax_persistent_cache_min_compile_time_secs", 0.0 if writable else float("inf")
+        )
+        if writable:
+            from autograder.store.jax_internals import record_lowerings
+
+            record_lowerings(folder)
+
+
+def _store_folder(argv: list[str]) -> list[str]:
+    return [argv[argv.index("--compile-store") + 1]] if "--compile-store" in argv else []
+
+
+def _non_dumpable() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def _receive(control: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    import json
+
+    data, fds, _flags, _address = socket.recv_fds(control, MAX_CONTROL_MESSAGE, 2)
+    if not data:
+        raise EOFError
+    return json.loads(data), fds
+
+
+def _reply(control: socket.socket, message: dict[str, Any]) -> None:
+    import json
+
+    control.sendall(json.dumps(message).encode())
+
+
+def _become_worker(control: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+    """In the forked child: wall off, then serve worker requests until the grader is done."""
+    from autograder.execute import worker
+
+    read_fd, write_fd = fds
+    try:
+        os.setsid()
+        control.close()
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, signal.SIG_DFL)
+        keep = sorted({read_fd, write_fd})
+        os.closerange(3, keep[0])
+        os.closerange(keep[0] + 1, keep[1])
+        os.closerange(keep[1] + 1, 4096)
+        scratch = Path(str(request["scratch"]))
+        os.chdir(scratch)
+        os.environ["HOME"] = os.environ["TMPDIR"] = str(scratch)
+        memory = int(request["memory"])
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        nproc = int(request.get("nproc", 0))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        code = worker.serve(read_fd, write_fd)
+    except BaseException:  # noqa: BLE001 - the child must never return into the zygote's loop
+        code = 70
+    os._exit(code)
+
+
+def _wait(pid: int, seconds: float) -> int | None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.005)
+
+
+def _end(pid: int, wait: float, in_pid_namespace: bool, keep: tuple[str, ...]) -> int | None:
+    code = _wait(pid, wait)
+    if in_pid_namespace:
+        # As init of its own pid namespace, "every process but me" is exactly what
+        # the workers started, however they detached.
+        with contextlib.suppress(ProcessLookupError):  # nothing else was left
+            os.kill(-1, signal.SIGKILL)
+    else:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    if code is None:
+        code = _wait(pid, 5.0)
+        code = None if code is None or code == -signal.SIGKILL else code
+    _reap_all(until_none_left=in_pid_namespace)
+    if in_pid_namespace:
+        _empty("/tmp", keep)
+    return code
+
+
+def _reap_all(until_none_left: bool, seconds: float = 5.0) -> None:
+    """Collect ended children; as pid 1, wait until every killed process is gone.
+
+    Only then are their process slots free for the next worker.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            continue
+        if not until_none_left or time.monotonic() >= deadline:
+            return
+        time.sleep(0.002)
+
+
+def _empty(folder: str, keep: tuple[str, ...]) -> None:
+    """Remove what is in ``folder``, except the way to each path of ``keep``.
+
+    ``keep`` holds the workers' scratch root and the compile store, which are
+    bound from the host and may lie below ``/tmp``.
+    """
+    for entry in os.scandir(folder):
+        if any(path == entry.path or path.startswith(entry.path + os.sep) for path in keep):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def main(argv: list[str]) -> int:
+    control = socket.socket(fileno=int(argv[1]))
+    # Under bubblewrap the zygote is pid 1 of its own namespace (never so on a host).
+    in_pid_namespace = "--pid-namespace" in argv[2:] and os.getpid() == 1
+    _non_dumpable()
+    _preload(argv[2:])
+    keep = (os.getcwd(), *_store_folder(argv[2:]))
+    _reply(control, {"ready": True})
+    while True:
+        try:
+            request, fds = _receive(control)
+        except (EOFError, OSError, ValueError):
+            return 0
+        if request.get("op") == "fork" and len(fds) == 2:
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                pid = -1
+                error = str(exc)
+            if pid == 0:
+                _become_worker(control, request, fds)
+            for fd in fds:
+                os.close(fd)
+            _reply(control, {"pid": pid} if pid > 0 else {"error": f"fork failed: {error}"})
+        elif request.get("op") == "end":
+            for fd in fds:
+                os.close(fd)
+            wait = float(request.get("wait", 0))
+            code = _end(int(request["pid"]), wait, in_pid_namespace, keep)
+            _reply(control, {"returncode": code})
+        else:
+            for fd in fds:
+                os.close(fd)
+            _reply(control, {"error": f"unknown request {request.get('op')!r}"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

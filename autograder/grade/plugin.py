@@ -1,0 +1,219 @@
+"""A pytest plugin that turns an exercise's test cells into pytest items run against a submission.
+
+pytest collects the course's own exercise notebooks; each test cell becomes an
+:class:`ExerciseItem`. The item runs the cell in this (the grader's) process, in a
+namespace where every name of the learner's notebook that the cell uses (graded
+functions, classes, helpers) is a :class:`RemoteFunction` that calls it in a
+sandboxed worker and returns plain data, and every watcher of
+:mod:`autograder.learner.watchers` is a :class:`RemoteWatcher` that runs it there.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from autograder.compare.verdicts import Verdict, run_test_cell
+from autograder.execute import wire
+from autograder.execute.run import Limits, NotebookRun
+from autograder.learner.watchers import WATCHERS
+from autograder.load.course import ExerciseNotebook, TestCell
+from autograder.load.learner_notebook import (
+    NotebookUnreadable,
+    cells_naming_the_grader,
+    cells_to_run,
+    hints_opened,
+    read_notebook,
+    tampered_cells,
+)
+
+_TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
+
+
+@functools.cache
+def reference_notebooks(
+    exercise: ExerciseNotebook,
+) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The learner's version of the notebook and the course's source, for tamper checks."""
+    released = nbformat.read(exercise.released_path, as_version=4)
+    return released, nbformat.read(exercise.path, as_version=4)
+
+
+def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
+    """The course's setup cell, run once in the grader's process (it is the course's own code)."""
+    if exercise.path not in _TRUSTED_SETUP:
+        namespace: dict[str, Any] = {"__name__": "__grader__"}
+        exec(compile(exercise.setup_source, f"<setup of {exercise.id}>", "exec"), namespace)
+        _TRUSTED_SETUP[exercise.path] = namespace
+    return dict(_TRUSTED_SETUP[exercise.path])
+
+
+class RemoteFunction(wire.LearnerRef):
+    """Stands in for a name of the learner's notebook: calls it in the worker, returns
+    plain data. Handed to a watcher, it travels as the name."""
+
+    def __init__(self, run: NotebookRun, name: str) -> None:
+        super().__init__(name)
+        self._run = run
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run.call(self.__name__, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<the learner's {self.__name__}>"
+
+
+class RemoteWatcher:
+    """Stands in for a watcher: runs it in the learner's worker, returns its plain answer."""
+
+    def __init__(self, run: NotebookRun, name: str) -> None:
+        self._run = run
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run.watch(self.__name__, args, kwargs)
+
+
+class NotebookContext:
+    """One exercise notebook of one submission: either runnable, or a reason it is not."""
+
+    def __init__(self, exercise: ExerciseNotebook, path: Path | None, limits: Limits) -> None:
+        self.exercise = exercise
+        self.run: NotebookRun | None = None
+        self.problem: Verdict | None = None
+        self.tampered: dict[str, str] = {}
+        self.hints_opened: dict[str, int] = {}
+        self.naming_the_grader: list[int] = []
+        if path is None:
+            self.problem = Verdict(
+                "missing", f"{exercise.filename} was not found in the submission."
+            )
+            return
+        try:
+            nb = read_notebook(path)
+        except NotebookUnreadable as exc:
+            self.problem = Verdict("error", f"{exc}.")
+            return
+        self.run = NotebookRun(cells_to_run(nb, exercise), limits)
+        self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
+        self.hints_opened = hints_opened(nb)
+        self.naming_the_grader = cells_naming_the_grader(nb)
+
+    def verdict(self, test: TestCell) -> Verdict:
+        if self.problem is not None or self.run is None:
+            return self.problem or Verdict("error", "not graded")
+        namespace = trusted_namespace(self.exercise)
+        for name, value in list(namespace.items()):
+            if any(value is watcher for watcher in WATCHERS.values()):
+                namespace[name] = RemoteWatcher(self.run, value.__name__)
+        for name in test.free_names - namespace.keys():
+            namespace[name] = RemoteFunction(self.run, name)
+        return run_test_cell(test, namespace, self.exercise.filename)
+
+    def close(self) -> None:
+        if self.run is not None:
+            self.run.close()
+
+
+class GradingFailed(Exception):
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
+
+
+class ExerciseItem(pytest.Item):
+    def __init__(self, *, test: TestCell, context: NotebookContext, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.test = test
+        self.context = context
+
+    def runtest(self) -> None:
+        verdict = self.context.verdict(self.test)
+        self.user_properties.append(("verdict", verdict))
+        if not verdict.passed:
+            raise GradingFailed(verdict)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, GradingFailed):
+            return excinfo.value.verdict.message
+        return f"internal grader error: {excinfo.exconly()}"
+
+    def reportinfo(self) -> tuple[Path, None, str]:
+        return self.path, None, f"{self.context.exercise.filename}::{self.test.grade_id}"
+
+
+class NotebookTests(pytest.File):
+    def __init__(self, *, context: NotebookContext, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.context = context
+
+    def collect(self) -> Iterator[ExerciseItem]:
+        for function in self.context.exercise.functions:
+            for test in function.tests:
+                yield ExerciseItem.from_parent(
+                    self, name=test.grade_id, test=test, context=self.context
+                )
+
+
+class GradingPlugin:
+    """Collects the tests of the given exercise notebooks and records each one's verdict."""
+
+    def __init__(self, contexts: list[NotebookContext]) -> None:
+        self.contexts = {context.exercise.path.resolve(): context for context in contexts}
+        self.verdicts: dict[tuple[str, str], Verdict] = {}
+
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> NotebookTests | None:
+        context = self.contexts.get(file_path.resolve())
+        if context is None:
+            return None
+        return NotebookTests.from_parent(parent, path=file_path, context=context)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" and not report.failed:
+            return
+        notebook, _, grade_id = report.nodeid.rpartition("::")
+        recorded = dict(report.user_properties).get("verdict")
+        verdict = (
+            recorded if isinstance(recorded, Verdict) else Verdict("error", str(report.longrepr))
+        )
+        self.verdicts[(Path(notebook).stem, grade_id)] = verdict
+
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if (
+            isinstance(item, ExerciseItem)
+            and getattr(nextitem, "context", None) is not item.context
+        ):
+            item.context.close()
+
+
+def run_pytest(contexts: list[NotebookContext]) -> dict[tuple[str, str], Verdict]:
+    """Run the tests of ``contexts``' notebooks under pytest.
+
+    Returns each test cell's verdict, keyed by (notebook id, test grade id).
+    """
+    plugin = GradingPlugin(contexts)
+    args = [
+        "-p", "no:cacheprovider",
+        "-p", "no:terminal",
+        # both call gc.collect() at the end of every session: 0.1 s each with JAX loaded
+        "-p", "no:unraisableexception",
+        "-p", "no:threadexception",
+        "--noconftest",
+        "-c", os.devnull,
+        "--rootdir", str(Path(contexts[0].exercise.path).parent.parent),
+        *[str(context.exercise.path) for context in contexts],
+    ]  # fmt: skip
+    try:
+        pytest.main(args, plugins=[plugin])
+    finally:
+        for context in contexts:
+            context.close()
+    return plugin.verdicts

@@ -1,0 +1,73 @@
+"""Grading one submission: its notebooks' test cells, run under pytest, into a result."""
+
+from __future__ import annotations
+
+from autograder.compare.verdicts import Verdict
+from autograder.execute.run import Limits
+from autograder.grade.plugin import NotebookContext, run_pytest
+from autograder.load.course import Course
+from autograder.load.submissions import Submission
+from autograder.report.model import ExerciseResult, NotebookNote, StudentResult, TestResult
+from autograder.report.text import clean
+
+
+def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:
+    """Run the tests of each notebook the submission is expected to contain."""
+    contexts = [
+        NotebookContext(course.notebook(notebook_id), path, limits)
+        for notebook_id, path in submission.notebooks.items()
+    ]
+    verdicts = run_pytest(contexts)
+    result = StudentResult(student=submission.student)
+    result.notes.extend(NotebookNote("", note) for note in submission.notes)
+    for context in contexts:
+        exercise = context.exercise
+        if context.problem is not None:
+            result.notes.append(NotebookNote(exercise.filename, clean(context.problem.message)))
+        if context.run is not None:
+            result.notes.extend(
+                NotebookNote(exercise.filename, clean(f"cell {p.cell} {p.text}"))
+                for p in context.run.problems
+            )
+        if context.naming_the_grader:
+            cells = ", ".join(map(str, context.naming_the_grader))
+            result.notes.append(
+                NotebookNote(
+                    exercise.filename,
+                    f"cell(s) {cells} of the learner's own mention the course's autograder "
+                    "modules: checks of how the functions work could be misled; worth a look",
+                )
+            )
+        for grade_id, how in sorted(context.tampered.items()):
+            result.notes.append(
+                NotebookNote(
+                    exercise.filename,
+                    f"the locked cell {grade_id} was {how}; grading used the course's own copy",
+                )
+            )
+        for function in exercise.functions:
+            graded = ExerciseResult(
+                notebook=exercise.filename,
+                name=function.name,
+                max_score=function.points,
+                hints_opened=min(context.hints_opened.get(function.name, 0), len(function.hints)),
+            )
+            for test in function.tests:
+                verdict = verdicts.get(
+                    (exercise.id, test.grade_id), Verdict("error", "the test did not run")
+                )
+                graded.tests.append(
+                    TestResult(
+                        name=test.grade_id,
+                        outcome=verdict.outcome,
+                        points=test.points if verdict.passed else 0.0,
+                        max_points=test.points,
+                        message=clean(verdict.message),
+                        hidden=verdict.hidden,
+                    )
+                )
+            graded.tampered = any(t.grade_id in context.tampered for t in function.tests)
+            if graded.status in ("failed", "error") and function.hints:
+                graded.hint = function.hints[0]
+            result.exercises.append(graded)
+    return result

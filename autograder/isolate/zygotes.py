@@ -1,0 +1,209 @@
+"""Warm workers: the grader's side of :mod:`autograder.execute.zygote`.
+
+Importing JAX costs about a second; forking a process that has already imported
+it costs a few milliseconds. So a grading run starts one zygote per kind of
+worker (sandboxed or not, with its process cap), inside the sandbox and the
+process cap a worker gets, and asks it for a freshly forked worker per notebook.
+Each worker is still a new process with its own scratch directory, address-space
+limit and session; when the grader is done with it, the zygote kills it and
+everything it started, and empties the sandbox's ``/tmp``.
+
+Python's own ``multiprocessing`` forkserver does the same for trusted code; it
+is not used because the fork must happen inside bubblewrap, with file descriptors
+handed over by the grader, and the forked child runs untrusted code.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from autograder.isolate import bubblewrap
+from autograder.isolate.processes import CGROUP, ProcessCap
+from autograder.load.course import REPO_ROOT
+from autograder.store.folder import CompileStore, store_arguments
+
+START_SECONDS = 120.0
+CONTROL_SECONDS = 15.0
+
+
+class ZygoteFailed(Exception):
+    """The zygote did not start or stopped answering."""
+
+
+def worker_environment(home: Path) -> dict[str, str]:
+    """A clean environment: nothing of the grader's own (tokens, secrets) reaches a worker."""
+    return {
+        "PATH": os.defpath,
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONPATH": str(REPO_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "JAX_PLATFORMS": "cpu",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        # one BLAS thread: no thread may be running when the zygote forks
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTREES_GRADING": "1",
+    }
+
+
+class Zygote:
+    """One running zygote; :meth:`fork` gives a worker's pid and its pipes."""
+
+    def __init__(self, sandbox: bool, processes: int, store: CompileStore | None = None) -> None:
+        self.owner = os.getpid()
+        self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-zygote-"))
+        self.cap = ProcessCap(processes)
+        prefix = bubblewrap.command_prefix(
+            sandbox, self.scratch, store and Path(store.folder), bool(store and store.writable)
+        )
+        if not prefix:  # a store is shared only where bubblewrap makes it read-only
+            store = None
+        self.control, theirs = socket.socketpair()
+        self._counter = itertools.count()
+        self._buffer = b""
+        self.process = subprocess.Popen(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "autograder.execute.zygote",
+                str(theirs.fileno()),
+                *(["--pid-namespace"] if prefix else []),
+                *store_arguments(store),
+            ],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.scratch,
+            env=worker_environment(self.scratch),
+            start_new_session=True,
+            preexec_fn=self._enter_limits,
+        )
+        theirs.close()
+        try:
+            if not self._answer(START_SECONDS).get("ready"):
+                raise ZygoteFailed("the zygote did not say it was ready")
+        except ZygoteFailed:
+            self.close()
+            raise
+        self.cap.exempt_current_tasks()
+        self._own_tasks = self.cap.tasks()
+
+    def _enter_limits(self) -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.cap.kind == CGROUP:  # an rlimit is set in each worker instead, at its fork
+            self.cap.enter()
+
+    @property
+    def alive(self) -> bool:
+        return self.control.fileno() >= 0 and self.process.poll() is None
+
+    def fork(self, memory_bytes: int) -> tuple[int, int, int, Path]:
+        """A new worker: its pid (as the zygote sees it), the grader's pipe ends, its scratch."""
+        scratch = self.scratch / f"pytrees-worker-{next(self._counter)}"
+        scratch.mkdir()
+        worker_reads, grader_writes = os.pipe()
+        grader_reads, worker_writes = os.pipe()
+        request = {
+            "op": "fork",
+            "scratch": str(scratch),
+            "memory": memory_bytes,
+            "nproc": self.cap.nproc_for_new_process(),
+        }
+        try:
+            socket.send_fds(
+                self.control, [json.dumps(request).encode()], [worker_reads, worker_writes]
+            )
+            answer = self._answer(CONTROL_SECONDS)
+        except (OSError, ZygoteFailed) as exc:
+            for fd in (grader_writes, grader_reads):
+                os.close(fd)
+            self.close()
+            raise ZygoteFailed(f"the zygote could not fork a worker: {exc}") from None
+        finally:
+            os.close(worker_reads)
+            os.close(worker_writes)
+        if not isinstance(answer.get("pid"), int):
+            for fd in (grader_writes, grader_reads):
+                os.close(fd)
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise ZygoteFailed(str(answer.get("error", "the zygote did not fork")))
+        return answer["pid"], grader_writes, grader_reads, scratch
+
+    def end(self, pid: int, scratch: Path, wait: float = 0.0) -> int | None:
+        """Stop a worker and all it started; its exit code if it had already ended by itself."""
+        code: int | None = None
+        try:
+            self.control.sendall(json.dumps({"op": "end", "pid": pid, "wait": wait}).encode())
+            answer = self._answer(CONTROL_SECONDS + wait)
+            code = answer.get("returncode")
+        except (OSError, ZygoteFailed):
+            self.close()
+        self.cap.kill_except(self._own_tasks, wait=5.0)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return code if isinstance(code, int) else None
+
+    def _answer(self, timeout: float) -> dict[str, Any]:
+        self.control.settimeout(timeout)
+        try:
+            data = self.control.recv(4096)
+        except (OSError, TimeoutError) as exc:
+            raise ZygoteFailed(str(exc) or "no answer") from None
+        if not data:
+            raise ZygoteFailed("the zygote has ended")
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            raise ZygoteFailed("unreadable answer") from None
+        if not isinstance(answer, dict):
+            raise ZygoteFailed("unreadable answer")
+        return answer
+
+    def close(self) -> None:
+        """Kill the zygote, its sandbox and every worker; remove the scratch folder."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.cap.close()
+        self.control.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+_zygotes: dict[tuple[bool, int, CompileStore | None], Zygote] = {}
+
+
+def zygote(sandbox: bool, processes: int, store: CompileStore | None = None) -> Zygote:
+    """The running zygote for this kind of worker, started on first use."""
+    key = (sandbox, processes, store)
+    current = _zygotes.get(key)
+    if current is None or not current.alive or current.owner != os.getpid():
+        if current is not None and current.owner == os.getpid():
+            current.close()
+        current = _zygotes[key] = Zygote(sandbox, processes, store)
+    return current
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every zygote this process started."""
+    while _zygotes:
+        _key, current = _zygotes.popitem()
+        if current.owner == os.getpid():  # not one inherited through a fork
+            current.close()

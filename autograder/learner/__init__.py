@@ -1,0 +1,11 @@
+"""The learner's helpers: what runs in the learner's own kernel beside their code.
+
+Holds ``check``, ``hint`` and ``solution`` (:mod:`.feedback`), the progress file,
+the watchers test cells call, the seeded inputs of hidden tests, and the sealing
+of reference solutions. The notebooks import them through the package's public
+modules :mod:`autograder.notebook`, :mod:`autograder.watchers` and
+:mod:`autograder.seeding`.
+
+May import: :mod:`autograder.load`, :mod:`autograder.compare`; never the grading
+machinery (workers, isolation, the compile store, grading, reports).
+"""

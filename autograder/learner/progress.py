@@ -1,0 +1,69 @@
+"""The learner's progress, kept in a small JSON file on their own machine.
+
+``check`` (in a notebook or on the command line) records each function's latest
+result; ``status`` reads it. ``hint`` records how many hints of each function were
+opened, so a restarted kernel goes on from there. No account and no server are
+involved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from autograder.load.course import REPO_ROOT
+
+STATES = ("passed", "failing")
+
+
+def progress_file() -> Path:
+    return Path(os.environ.get("PYTREES_PROGRESS", REPO_ROOT / ".course-progress.json"))
+
+
+def _read() -> dict:
+    try:
+        data = json.loads(progress_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write(data: dict) -> None:
+    """Store ``data``; a failed write is not the learner's problem."""
+    with contextlib.suppress(OSError):
+        progress_file().write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _section(data: dict, key: str) -> dict:
+    """``data[key]`` when it is a dict (a hand-edited file may hold anything), else ``{}``."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _states(data: dict) -> dict[str, str]:
+    return {str(k): v for k, v in _section(data, "functions").items() if v in STATES}
+
+
+def load() -> dict[str, str]:
+    """Each checked function's latest state, ``passed`` or ``failing``."""
+    return _states(_read())
+
+
+def record(results: dict[str, bool]) -> None:
+    """Store ``{function: passed}`` from a check."""
+    data = _read()
+    state = _states(data)
+    state.update({name: "passed" if ok else "failing" for name, ok in results.items()})
+    _write({**data, "functions": dict(sorted(state.items()))})
+
+
+def open_hint(name: str, available: int) -> int:
+    """Open one more of the ``available`` hints of ``name``; return how many are open now."""
+    data = _read()
+    hints = _section(data, "hints")
+    opened = hints.get(name, 0)
+    opened = min((opened if type(opened) is int and opened >= 0 else 0) + 1, available)
+    _write({**data, "hints": dict(sorted({**hints, name: opened}.items()))})
+    return opened

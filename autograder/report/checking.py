@@ -1,0 +1,94 @@
+"""What ``check`` concludes about each of a learner's notebooks: solved, or not yet solved.
+
+A notebook is solved when every one of its graded functions passes its visible
+tests. Grading adds hidden tests, so "solved" here is the learner's milestone,
+not a grade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.report.model import STATUS_MARKS, ExerciseResult, StudentResult
+from autograder.report.text import markdown_cell
+
+SOLVED = "solved"
+NOT_YET_SOLVED = "not yet solved"
+
+
+@dataclass(frozen=True)
+class NotebookState:
+    """One checked notebook: how many of its functions pass their visible tests."""
+
+    notebook: str
+    passing: int
+    functions: int
+
+    @property
+    def solved(self) -> bool:
+        return self.passing == self.functions
+
+    @property
+    def state(self) -> str:
+        return SOLVED if self.solved else NOT_YET_SOLVED
+
+
+def notebook_states(result: StudentResult) -> list[NotebookState]:
+    """Each notebook of ``result``, in the order it was checked, with its functions counted."""
+    functions: dict[str, int] = {}
+    passing: dict[str, int] = {}
+    for exercise in result.exercises:
+        name = exercise.notebook
+        functions[name] = functions.get(name, 0) + 1
+        passing[name] = passing.get(name, 0) + (exercise.status == "passed")
+    return [NotebookState(name, passing[name], total) for name, total in functions.items()]
+
+
+def conclusion(states: list[NotebookState]) -> str:
+    """The last line ``check`` prints: whether everything passes, and what to do next."""
+    waiting = [state.notebook for state in states if not state.solved]
+    if not waiting:
+        where = f", in all {len(states)} notebooks" if len(states) > 1 else ""
+        return f"All visible tests pass{where}. The graded run adds hidden tests on other inputs."
+    if len(states) == 1:
+        return (
+            f"{waiting[0]} is {NOT_YET_SOLVED}: read the feedback and hints above, "
+            "then check again."
+        )
+    return (
+        f"{len(waiting)} of {len(states)} notebooks are {NOT_YET_SOLVED}: "
+        f"{', '.join(waiting)}. Read the feedback and hints above, then check again."
+    )
+
+
+def to_markdown(result: StudentResult) -> str:
+    """The check's result as Markdown tables, for GitHub's job summary."""
+    states = notebook_states(result)
+    lines = [
+        "## Visible tests",
+        "",
+        f"**{sum(s.solved for s in states)} of {len(states)}** notebook(s) solved; "
+        f"{sum(s.passing for s in states)} of {sum(s.functions for s in states)} functions "
+        "pass their visible tests. Grading adds hidden tests on other inputs.",
+        "",
+        "| Notebook | Functions passing | State |",
+        "| --- | ---: | --- |",
+    ]
+    for state in states:
+        mark = "✅" if state.solved else "❌"
+        lines.append(
+            f"| {state.notebook} | {state.passing} / {state.functions} | {mark} {state.state} |"
+        )
+    waiting = [e for e in result.exercises if e.status != "passed"]
+    if waiting:
+        lines += ["", "| Notebook | Function | Status | Feedback |", "| --- | --- | --- | --- |"]
+        lines += [_function_row(exercise) for exercise in waiting]
+    return "\n".join(lines) + "\n"
+
+
+def _function_row(exercise: ExerciseResult) -> str:
+    message = next((t.message for t in exercise.tests if t.message), "")
+    # A traceback's first line says what went wrong; the rest does not fit a table cell.
+    first_line = message.strip().splitlines()[0] if message.strip() else ""
+    status = f"{STATUS_MARKS.get(exercise.status, '')} {exercise.status}"
+    return f"| {exercise.notebook} | `{exercise.name}` | {status} | {markdown_cell(first_line)} |"

@@ -1,0 +1,217 @@
+"""What the grader prints on a terminal (rich), and as plain text in CI logs."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from autograder.load.course import Course
+from autograder.report.checking import NotebookState
+from autograder.report.model import STATUS_MARKS, SUMMARY_COLUMNS, Report, StudentResult
+from autograder.report.text import points
+
+_STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "error": "yellow",
+    "missing": "magenta",
+    "timeout": "yellow",
+    "memory": "yellow",
+    "crashed": "red",
+}
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def print_report(out: Console, report: Report) -> None:
+    """A table per learner when there is one, a summary row per learner for a class."""
+    if len(report.students) == 1:
+        print_student(out, report.students[0])
+    else:
+        table = Table(title="Grades")
+        for column in SUMMARY_COLUMNS:
+            table.add_column(column, justify="right" if column in ("Score", "Passed") else "left")
+        for student in report.students:
+            others = ", ".join(f"{e.name} ({e.status})" for e in student.not_passed)
+            table.add_row(
+                student.student,
+                f"{points(student.score)} / {points(student.max_score)}",
+                f"{student.passed} / {len(student.exercises)}",
+                others or "-",
+            )
+        out.print(table)
+    out.print(
+        f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%), "
+        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}"
+    )
+
+
+def print_student(out: Console, student: StudentResult) -> None:
+    table = Table(title=f"{student.student}: {points(student.score)} / {points(student.max_score)}")
+    for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
+        table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
+    for exercise in student.exercises:
+        message = next((t.message for t in exercise.tests if t.message), "")
+        style = _STYLE.get(exercise.status, "")
+        table.add_row(
+            exercise.notebook,
+            exercise.name,
+            f"{points(exercise.score)} / {points(exercise.max_score)}",
+            f"[{style}]{exercise.status}[/{style}]",
+            message,
+        )
+    out.print(table)
+    for note in student.notes:
+        where = f"{note.notebook}: " if note.notebook else ""
+        out.print(f"[dim]note[/dim] {where}{note.message}", markup=True)
+
+
+def print_feedback(out: Console, student: StudentResult) -> None:
+    """One paragraph per function, with its message and first hint: what ``check`` shows.
+
+    When ``student`` holds several notebooks, each notebook's functions follow its name.
+    """
+    several = len({exercise.notebook for exercise in student.exercises}) > 1
+    notebook = None
+    for exercise in student.exercises:
+        if several and exercise.notebook != notebook:
+            notebook = exercise.notebook
+            out.print(f"[bold]{notebook}[/bold]")
+        score = f"{points(exercise.score)} / {points(exercise.max_score)}"
+        out.print(
+            f"{STATUS_MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}"
+        )
+        for test in exercise.tests:
+            if test.message:
+                out.print(f"   {test.message}", markup=False)
+        if exercise.hint:
+            out.print(f"   Hint: {exercise.hint}", markup=False)
+    for note in student.notes:
+        out.print(f"   note: {note.message}", markup=False)
+
+
+def print_check_summary(out: Console, states: list[NotebookState]) -> None:
+    """One row per checked notebook: how many functions pass, and whether it is solved."""
+    table = Table(title="Your notebooks")
+    for column in ("Notebook", "Functions passing", "State"):
+        table.add_column(column, justify="right" if column == "Functions passing" else "left")
+    for state in states:
+        style = "green" if state.solved else "red"
+        table.add_row(
+            state.notebook,
+            f"{state.passing} / {state.functions}",
+            f"[{style}]{state.state}[/{style}]",
+        )
+    out.print(table)
+
+
+def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
+    table = Table(title="Your progress")
+    for column in ("Chapter", "Function", "Points", "State"):
+        table.add_column(column)
+    done = 0.0
+    for notebook in course.notebooks:
+        for function in notebook.functions:
+            state = states.get(function.name, "not checked")
+            done += function.points if state == "passed" else 0.0
+            style = {"passed": "green", "failing": "red"}.get(state, "dim")
+            table.add_row(
+                notebook.title,
+                function.name,
+                points(function.points),
+                f"[{style}]{state}[/{style}]",
+            )
+    out.print(table)
+    total = course.points
+    percent = 100.0 * done / total if total else 0.0
+    passed = sum(states.get(f.name) == "passed" for f in course.functions)
+    out.print(
+        f"{passed} of {len(course.functions)} functions pass their visible tests: "
+        f"{points(done)} / {points(total)} points ({percent:.0f}%)."
+    )
+
+
+class BatchProgress:
+    """Progress of a batch on stderr: a bar with the time left on a terminal, plain lines in logs.
+
+    Use as a context manager; call it with each learner's result as it arrives,
+    and :meth:`notebook_done` as each of the ``notebooks`` to grade is done (the
+    bar and its estimate count notebooks; the lines name learners).
+    """
+
+    def __init__(self, total: int, notebooks: dict[str, int] | None = None) -> None:
+        self.total = total
+        self._notebooks = notebooks or {}  # per learner
+        self.notebooks = sum(self._notebooks.values())
+        self.done = 0
+        self._graded_notebooks = 0
+        self._started = time.monotonic()
+        self._out = console(stderr=True)
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> BatchProgress:
+        if self._out.is_terminal and not self._out.is_dumb_terminal and self.total > 1:
+            self._bar = Progress(
+                TextColumn("grading"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("left"),
+                TimeRemainingColumn(),
+                console=self._out,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("grading", total=self.notebooks or self.total)
+        return self
+
+    def notebook_done(self) -> None:
+        self._graded_notebooks += 1
+        if self._bar is not None and self._task is not None and self.notebooks:
+            self._bar.advance(self._task)
+        elif self.total > 1 and self.notebooks:
+            self._log_every_tenth()
+
+    def _log_every_tenth(self) -> None:
+        """In logs, a line at each tenth of the notebooks, with the time left."""
+        done, total = self._graded_notebooks, self.notebooks
+        if done * 10 // total == (done - 1) * 10 // total:
+            return
+        elapsed = time.monotonic() - self._started
+        left = elapsed * (total - done) / done
+        self._out.print(f"graded {done}/{total} notebooks, about {left:.0f} s left", markup=False)
+
+    def __call__(self, student: StudentResult, cached: bool) -> None:
+        self.done += 1
+        if cached:
+            self._graded_notebooks += self._notebooks.get(student.student, 0)
+        if self._bar is not None and self._task is not None:
+            if not self.notebooks:
+                self._bar.advance(self._task)
+            elif cached:  # its notebooks were never graded
+                self._bar.advance(self._task, self._notebooks.get(student.student, 0))
+        elif self.total > 1:
+            self._out.print(
+                f"[{self.done}/{self.total}] {student.student}: "
+                f"{points(student.score)} / {points(student.max_score)}"
+                + (" (unchanged, from the cache)" if cached else ""),
+                markup=False,
+            )
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

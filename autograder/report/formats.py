@@ -1,0 +1,224 @@
+"""Writing a report as JUnit XML, Markdown (also used for GitHub's job summary), an
+nbgrader-style grades CSV, and Gradescope's results.json."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from autograder.report.model import (
+    HINTS_RECORD_NOTE,
+    STATUS_MARKS,
+    SUMMARY_COLUMNS,
+    ExerciseResult,
+    Report,
+    StudentResult,
+    TestResult,
+)
+from autograder.report.text import markdown_cell, points
+
+
+def to_junit(report: Report) -> str:
+    """One ``testsuite`` per student, one ``testcase`` per test cell."""
+    suites = ET.Element("testsuites", name="pytrees-hands-on")
+    for student in report.students:
+        tests = [(exercise, test) for exercise in student.exercises for test in exercise.tests]
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=student.student,
+            tests=str(len(tests)),
+            failures=str(sum(t.outcome in ("failed", "timeout", "missing") for _, t in tests)),
+            errors=str(sum(t.outcome == "error" for _, t in tests)),
+        )
+        for exercise, test in tests:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{student.student}.{exercise.notebook.removesuffix('.ipynb')}",
+                name=f"{exercise.name}::{test.name}",
+            )
+            ET.SubElement(case, "properties").extend(
+                [
+                    ET.Element("property", name="points", value=points(test.points)),
+                    ET.Element("property", name="max_points", value=points(test.max_points)),
+                ]
+            )
+            if test.outcome == "error":
+                ET.SubElement(
+                    case, "error", message=test.message, type=test.outcome
+                ).text = test.message
+            elif test.outcome != "passed":
+                ET.SubElement(
+                    case, "failure", message=test.message, type=test.outcome
+                ).text = test.message
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def to_markdown(report: Report) -> str:
+    lines = [
+        "## Grading report",
+        "",
+        f"**{points(report.score)} / {points(report.max_score)}** points "
+        f"({report.percent:.1f}%) for {len(report.students)} submission(s); "
+        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}.",
+        "",
+        f"| {' | '.join(SUMMARY_COLUMNS)} |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for student in report.students:
+        others = ", ".join(
+            f"{STATUS_MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed
+        )
+        lines.append(
+            f"| {markdown_cell(student.student)} "
+            f"| {points(student.score)} / {points(student.max_score)} "
+            f"| {student.passed} / {len(student.exercises)} | {others or '—'} |"
+        )
+    for student in report.students:
+        details = student.not_passed
+        if not details and not student.notes:
+            continue
+        lines += ["", f"### {student.student}", ""]
+        for exercise in details:
+            message = next((t.message for t in exercise.tests if t.message), "")
+            mark = STATUS_MARKS[exercise.status]
+            title = f"{exercise.notebook} · {exercise.name}"
+            lines.append(f"- {mark} **{title}**: {markdown_cell(message)}")
+            if exercise.hint:
+                lines.append(f"  - Hint: {markdown_cell(exercise.hint)}")
+        for note in student.notes:
+            where = f"{note.notebook}: " if note.notebook else ""
+            lines.append(f"- ℹ️ {markdown_cell(where + note.message)}")
+    lines += ["", "### Hints opened", "", HINTS_RECORD_NOTE, ""]
+    lines += ["| Student | Hints opened, per function |", "| --- | --- |"]
+    for student in report.students:
+        lines.append(
+            f"| {markdown_cell(student.student)} | {_hints_summary(student.exercises) or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _hints_summary(exercises: list[ExerciseResult]) -> str:
+    """``fn: n`` for every function with hints opened, in the report's order."""
+    return ", ".join(f"`{e.name}`: {e.hints_opened}" for e in exercises if e.hints_opened)
+
+
+# The columns of ``nbgrader export``'s grades.csv, so gradebook tools that read
+# nbgrader's export read this file too.
+CSV_COLUMNS = (
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+)
+# One column after nbgrader's: the hints each function's learner opened, as their
+# notebook records them (a record the learner could edit, as the name says).
+HINTS_COLUMN = "hints_opened (as the notebook records them; learner-editable)"
+
+
+def to_csv(report: Report) -> str:
+    """One row per student and exercise notebook (nbgrader's assignment), sorted."""
+    rows = []
+    for student in report.students:
+        notebooks: dict[str, list[float]] = {}
+        hints: dict[str, list[ExerciseResult]] = {}
+        for exercise in student.exercises:
+            assignment = exercise.notebook.removesuffix(".ipynb")
+            totals = notebooks.setdefault(assignment, [0.0, 0.0])
+            totals[0] += exercise.score
+            totals[1] += exercise.max_score
+            hints.setdefault(assignment, []).append(exercise)
+        for assignment, (score, max_score) in notebooks.items():
+            rows.append(
+                {
+                    "assignment": assignment,
+                    "student_id": student.student,
+                    "raw_score": points(score),
+                    "late_submission_penalty": "0",
+                    "score": points(score),
+                    "max_score": points(max_score),
+                    HINTS_COLUMN: " ".join(
+                        f"{e.name}={e.hints_opened}" for e in hints[assignment] if e.hints_opened
+                    ),
+                }
+            )
+    rows.sort(key=lambda row: (row["assignment"], row["student_id"]))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, (*CSV_COLUMNS, HINTS_COLUMN), restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+# Gradescope's visibilities: shown at once, or once the instructor publishes the grades.
+SHOWN_AT_ONCE = "visible"
+SHOWN_WHEN_PUBLISHED = "after_published"
+
+
+def to_gradescope(report: Report) -> str:
+    """Gradescope's ``results.json`` for a report of exactly one learner.
+
+    One test per test cell, named ``notebook › function › test cell``, with its
+    points and the report's own message as output. A result that tells something
+    about hidden tests is shown when grades are published, the others at once.
+    The top-level output holds the notes on the notebooks; the grader's console
+    output (stdout) is for instructors only. Raises ValueError for any other number
+    of learners: Gradescope takes one submission per results.json.
+    """
+    if len(report.students) != 1:
+        raise ValueError(f"Gradescope takes one learner's results, not {len(report.students)}")
+    student = report.students[0]
+    tests = [_gradescope_test(e, test) for e in student.exercises for test in e.tests]
+    results = {
+        "score": student.score,
+        "output": _gradescope_output(student, tests),
+        "visibility": SHOWN_AT_ONCE,
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+
+
+def _gradescope_test(exercise: ExerciseResult, test: TestResult) -> dict[str, object]:
+    return {
+        "name": f"{exercise.notebook} › {exercise.name} › {test.name}",
+        "score": test.points,
+        "max_score": test.max_points,
+        "status": "passed" if test.outcome == "passed" else "failed",
+        "output": test.message,
+        "visibility": SHOWN_WHEN_PUBLISHED if test.hidden else SHOWN_AT_ONCE,
+    }
+
+
+def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -> str:
+    lines = []
+    waiting = sum(test["visibility"] == SHOWN_WHEN_PUBLISHED for test in tests)
+    if waiting:
+        lines.append(
+            f"{waiting} of {len(tests)} results depend on hidden tests: "
+            "they are shown once grades are published."
+        )
+    lines += [f"{n.notebook}: {n.message}" if n.notebook else n.message for n in student.notes]
+    return "\n".join(lines)
+
+
+def write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def append_text(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)

@@ -1,0 +1,221 @@
+"""The grading report: what every output format (JSON, JUnit, Markdown, the console) is made from.
+
+The report holds no timings or absolute paths, so grading the same submission
+twice gives the same report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed")
+"""The columns of a class's summary, on the terminal and in Markdown."""
+STATUS_MARKS = {
+    "passed": "✅",
+    "failed": "❌",
+    "error": "⚠️",
+    "missing": "❔",
+    "timeout": "⏱️",
+    "memory": "💾",
+    "crashed": "💥",
+}
+
+
+@dataclass
+class TestResult:
+    """One test cell's result. ``hidden`` is true when the result tells something
+    about the cell's hidden tests (see :class:`~autograder.compare.verdicts.Verdict`); a
+    result recorded without it, as in older reports, counts as hidden."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    name: str
+    outcome: str
+    points: float
+    max_points: float
+    message: str = ""
+    hidden: bool = True
+
+
+HINTS_RECORD_NOTE = (
+    "Hints opened are read from the hint outputs saved in each learner's notebook; "
+    "a learner can clear or edit them."
+)
+
+
+@dataclass
+class ExerciseResult:
+    """One graded function of one notebook. ``hints_opened`` is what the learner's
+    notebook records of the hints they opened (see :data:`HINTS_RECORD_NOTE`)."""
+
+    notebook: str
+    name: str
+    max_score: float
+    tests: list[TestResult] = field(default_factory=list)
+    hint: str = ""
+    tampered: bool = False
+    hints_opened: int = 0
+
+    @property
+    def score(self) -> float:
+        return sum(test.points for test in self.tests)
+
+    @property
+    def status(self) -> str:
+        outcomes = {test.outcome for test in self.tests}
+        for status in ("missing", "crashed", "memory", "timeout", "error", "failed"):
+            if status in outcomes:
+                return status
+        return "passed" if self.tests else "missing"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "notebook": self.notebook,
+            "name": self.name,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": self.status,
+            "hint": self.hint,
+            "hints_opened": self.hints_opened,
+            "tampered": self.tampered,
+            "tests": [asdict(test) for test in self.tests],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExerciseResult:
+        """Rebuild from :meth:`to_dict`'s output; the score and status are recomputed."""
+        return cls(
+            notebook=str(data["notebook"]),
+            name=str(data["name"]),
+            max_score=float(data["max_score"]),
+            tests=[TestResult(**test) for test in data.get("tests", [])],
+            hint=str(data.get("hint", "")),
+            tampered=bool(data.get("tampered", False)),
+            hints_opened=int(data.get("hints_opened", 0)),
+        )
+
+
+@dataclass
+class NotebookNote:
+    """Something about a whole notebook: unreadable, missing, or a cell that failed."""
+
+    notebook: str
+    message: str
+
+
+@dataclass
+class StudentResult:
+    student: str
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    notes: list[NotebookNote] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(exercise.score for exercise in self.exercises)
+
+    @property
+    def max_score(self) -> float:
+        return sum(exercise.max_score for exercise in self.exercises)
+
+    @property
+    def passed(self) -> int:
+        """How many of the exercises passed every test."""
+        return sum(exercise.status == "passed" for exercise in self.exercises)
+
+    @property
+    def not_passed(self) -> list[ExerciseResult]:
+        """The exercises that did not, in order."""
+        return [exercise for exercise in self.exercises if exercise.status != "passed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "student": self.student,
+            "score": self.score,
+            "max_score": self.max_score,
+            "exercises": [exercise.to_dict() for exercise in self.exercises],
+            "notes": [asdict(note) for note in self.notes],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StudentResult:
+        """Rebuild from :meth:`to_dict`'s output."""
+        return cls(
+            student=str(data["student"]),
+            exercises=[ExerciseResult.from_dict(e) for e in data.get("exercises", [])],
+            notes=[NotebookNote(**note) for note in data.get("notes", [])],
+        )
+
+
+@dataclass
+class Report:
+    """``isolation`` says what walled the workers off: ``bubblewrap`` or ``process``;
+    ``processes`` how their processes were capped; ``seed`` is the one hidden tests
+    drew their inputs from."""
+
+    students: list[StudentResult]
+    isolation: str
+    processes: str = "not capped"
+    seed: int = 0
+
+    @property
+    def score(self) -> float:
+        return sum(student.score for student in self.students)
+
+    @property
+    def max_score(self) -> float:
+        return sum(student.max_score for student in self.students)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.score / self.max_score if self.max_score else 100.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "isolation": self.isolation,
+            "processes": self.processes,
+            "seed": self.seed,
+            "hints_opened": HINTS_RECORD_NOTE,
+            "students": [student.to_dict() for student in self.students],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Rebuild from :meth:`to_dict`'s output (a report written with ``--json``)."""
+        return cls(
+            students=[StudentResult.from_dict(s) for s in data.get("students", [])],
+            isolation=str(data["isolation"]),
+            processes=str(data.get("processes", "not capped")),
+            seed=int(data.get("seed", 0)),
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def merge_reports(reports: list[Report], names: list[str]) -> Report:
+    """One report from the reports of a class's shards (``names`` label them in errors).
+
+    The shards must have been graded alike (same seed, isolation and process cap),
+    and no student may appear twice. Raises ValueError otherwise.
+    """
+    if not reports:
+        raise ValueError("no reports to merge")
+    first = reports[0]
+    seen: dict[str, str] = {}
+    for report, name in zip(reports, names, strict=True):
+        for field_name in ("seed", "isolation", "processes"):
+            if getattr(report, field_name) != getattr(first, field_name):
+                raise ValueError(
+                    f"{name} was graded with {field_name} {getattr(report, field_name)!r}, "
+                    f"{names[0]} with {getattr(first, field_name)!r}"
+                )
+        for student in report.students:
+            if student.student in seen:
+                raise ValueError(f"{student.student} is in both {seen[student.student]} and {name}")
+            seen[student.student] = name
+    students = sorted((s for r in reports for s in r.students), key=lambda s: s.student)
+    return Report(students, first.isolation, first.processes, first.seed)

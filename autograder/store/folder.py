@@ -1,0 +1,78 @@
+"""Where the compile store lives, and how a worker is told of it.
+
+The store holds JAX operations compiled from the reference solutions, for every
+worker to read instead of compiling them again; why it is safe, and how it is
+filled, is told in :mod:`autograder.grade.fill_store`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# One path for every store: JAX's cache keys must not depend on where it lies on the host.
+STORE_MOUNT = "/var/cache/pytrees-compiled"
+"""Where a sandboxed worker sees the store."""
+DURATIONS = "durations.json"
+
+
+def cache_root() -> Path:
+    """The grader's folder in the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytrees-hands-on"
+
+
+@dataclass(frozen=True)
+class CompileStore:
+    """Where a worker finds compiled operations; only the reference run may write."""
+
+    folder: str
+    writable: bool = False
+
+    def durations(self) -> dict[str, float]:
+        """Seconds each notebook took to grade when the store was filled (empty if unknown)."""
+        try:
+            loaded = json.loads((Path(self.folder) / DURATIONS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(loaded, dict):
+            return {}
+        return {str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)}
+
+
+def default_folder() -> Path:
+    return cache_root() / "compiled"
+
+
+def keep_graders_own(folder: Path) -> None:
+    """Let this grading process, and the grading processes it starts, keep what they compile.
+
+    The hidden tests' own JAX work (the expected values) then compiles once per
+    course version instead of once per grading process. ``folder`` is never
+    mounted into a sandbox; call this only when workers run under bubblewrap,
+    since a worker without it could write there.
+    """
+    settings = {
+        "jax_compilation_cache_dir": str(folder),
+        "jax_persistent_cache_min_entry_size_bytes": -1,
+        "jax_persistent_cache_min_compile_time_secs": 0.0,
+        "jax_persistent_cache_enable_xla_caches": "none",
+    }
+    for name, value in settings.items():
+        os.environ[name.upper()] = str(value)  # read by JAX when a new process imports it
+    if "jax" in sys.modules:
+        for name, value in settings.items():
+            sys.modules["jax"].config.update(name, value)
+
+
+def store_arguments(store: CompileStore | None) -> list[str]:
+    """The zygote's command-line words for ``store``.
+
+    Read back by :mod:`autograder.execute.zygote`.
+    """
+    if store is None:
+        return []
+    return ["--compile-store", STORE_MOUNT, *(["--writable"] if store.writable else [])]

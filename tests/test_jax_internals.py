@@ -1,0 +1,82 @@
+"""The one module that relies on JAX's internals, and what happens when a JAX release moves them."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from autograder.execute.run import Limits
+from autograder.grade import fill_store
+from autograder.isolate import bubblewrap
+from autograder.load.course import PACKAGE_DIR, SOLUTIONS, grader_sources, load_course
+from autograder.store import jax_internals
+
+PRIVATE = re.compile(r"\bjax\._src\b|\bfrom jax import _src\b")
+
+
+def test_every_private_name_the_compile_store_relies_on_is_in_this_jax():
+    gone = jax_internals.missing()
+    assert not gone, (
+        f"{jax_internals.jax_version()} no longer has {', '.join(gone)}: update "
+        "autograder/store/jax_internals.py (its PRIVATE_NAMES) before grading with a store"
+    )
+
+
+def test_a_name_that_disappears_is_reported_with_its_module(monkeypatch):
+    names = (*jax_internals.PRIVATE_NAMES, ("jax._src.core", "NoSuchThing"), ("jax._src.nope", "x"))
+    monkeypatch.setattr(jax_internals, "PRIVATE_NAMES", names)
+    assert jax_internals.missing() == ["jax._src.core.NoSuchThing", "jax._src.nope (the module)"]
+
+
+def test_no_other_module_of_the_grader_reads_jax_private_modules():
+    readers = [
+        path.relative_to(PACKAGE_DIR).as_posix()
+        for path in grader_sources()
+        if PRIVATE.search(path.read_text(encoding="utf-8"))
+    ]
+    assert readers == ["store/jax_internals.py"]
+
+
+def test_every_private_module_the_fenced_module_imports_is_listed():
+    source = (PACKAGE_DIR / "store" / "jax_internals.py").read_text(encoding="utf-8")
+    imported = set(re.findall(r"from (jax\._src[\w.]*) import (\w+)", source))
+    listed_modules = {module for module, _name in jax_internals.PRIVATE_NAMES}
+    for package, name in imported:
+        assert f"{package}.{name}" in listed_modules or package in listed_modules, (package, name)
+
+
+needs_bubblewrap = pytest.mark.skipif(
+    bubblewrap.bubblewrap() is None, reason="the store is filled only under bubblewrap"
+)
+
+
+@needs_bubblewrap
+def test_a_store_that_cannot_be_filled_is_said_recorded_and_not_tried_again(tmp_path, monkeypatch):
+    course = load_course(SOLUTIONS)
+    monkeypatch.setattr(jax_internals, "missing", lambda: ["jax._src.core.Gone"])
+    said: list[str] = []
+    assert fill_store.prepare(course, tmp_path, Limits(), 0, say=said.append) is None
+    assert len(said) == 2 and "jax._src.core.Gone" in said[1]
+    (record,) = tmp_path.glob(f"*{fill_store.FAILED_SUFFIX}")
+    assert "jax._src.core.Gone" in json.loads(record.read_text())["reason"]
+
+    def must_not_run() -> list[str]:
+        raise AssertionError("a failed fill was tried again")
+
+    monkeypatch.setattr(jax_internals, "missing", must_not_run)
+    said.clear()
+    assert fill_store.prepare(course, tmp_path, Limits(), 0, say=said.append) is None
+    assert len(said) == 1 and "jax._src.core.Gone" in said[0] and str(record) in said[0]
+
+
+@needs_bubblewrap
+def test_a_failed_fill_is_tried_again_for_another_seed(tmp_path, monkeypatch):
+    course = load_course(SOLUTIONS)
+    monkeypatch.setattr(jax_internals, "missing", lambda: ["jax._src.core.Gone"])
+    fill_store.prepare(course, tmp_path, Limits(), 0, say=lambda line: None)
+    said: list[str] = []
+    fill_store.prepare(course, tmp_path, Limits(), 1, say=said.append)
+    assert said[0].startswith("note: compiling")
+    assert len(list(tmp_path.glob(f"*{fill_store.FAILED_SUFFIX}"))) == 2

@@ -1,0 +1,82 @@
+"""The pinned requirements: requirements-grading.txt holds what the grader imports, and
+requirements.txt includes it and adds only what the book, the tests and the tools need."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+from autograder.load.course import PACKAGE_DIR, REPO_ROOT
+
+GRADING = REPO_ROOT / "requirements-grading.txt"
+FULL = REPO_ROOT / "requirements.txt"
+
+# The distribution that provides each third-party module the grader imports.
+# SQLAlchemy is not pinned: it comes with nbgrader, whose gradebook --gradebook writes.
+PROVIDED_BY = {
+    "IPython": "ipython",
+    "jax": "jax",
+    "jaxlib": "jaxlib",
+    "nbformat": "nbformat",
+    "nbgrader": "nbgrader",
+    "numpy": "numpy",
+    "pytest": "pytest",
+    "rich": "rich",
+    "sqlalchemy": "nbgrader",
+    "yaml": "pyyaml",
+}
+
+
+def pinned(requirements: Path) -> set[str]:
+    """The normalized names of the packages ``requirements`` lists itself (not its ``-r``)."""
+    names = set()
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
+        if match:
+            names.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
+    return names
+
+
+def third_party_imports(package: Path) -> dict[str, Path]:
+    """Each top-level module outside the standard library that ``package`` imports, with
+    one file that imports it."""
+    found: dict[str, Path] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            else:
+                continue
+            for module in modules:
+                top = module.split(".")[0]
+                if top not in sys.stdlib_module_names and top != package.name:
+                    found.setdefault(top, path.relative_to(REPO_ROOT))
+    return found
+
+
+def test_requirements_txt_includes_the_graders_requirements():
+    lines = [line.strip() for line in FULL.read_text(encoding="utf-8").splitlines()]
+    assert f"-r {GRADING.name}" in lines
+
+
+def test_no_package_is_pinned_in_both_files():
+    both = pinned(GRADING) & pinned(FULL)
+    assert not both, f"pinned in both {GRADING.name} and {FULL.name}: {sorted(both)}"
+
+
+def test_requirements_grading_provides_every_module_the_grader_imports():
+    grading = pinned(GRADING)
+    imports = third_party_imports(PACKAGE_DIR)
+    assert {"jax", "nbformat", "nbgrader", "rich"} <= set(imports)
+    for module, where in imports.items():
+        assert module in PROVIDED_BY, (
+            f"{where} imports {module}: pin its distribution in {GRADING.name} "
+            "and name it in PROVIDED_BY"
+        )
+        assert PROVIDED_BY[module] in grading, (
+            f"{where} imports {module}, but {GRADING.name} does not pin {PROVIDED_BY[module]}"
+        )
