@@ -4,7 +4,7 @@ Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
 solved; 2 for unusable arguments or unreadable input, with a one-line reason.
 
-In a learners' release (no ``solutions/`` folder) only ``check`` and ``status`` exist.
+In a learners' release (no ``solutions/`` folder) only ``check``, ``hint`` and ``status`` exist.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from autograder.grade.batch import ResultCache, default_cache_folder, grade_all,
 from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
-from autograder.learner import progress
+from autograder.learner import feedback, progress
 from autograder.learner.seeding import DEFAULT_SEED
 from autograder.load.course import (
     EXERCISES,
@@ -38,10 +38,12 @@ from autograder.load.course import (
     learner_course_folder,
     load_course,
 )
+from autograder.load.learner_notebook import NotebookUnreadable, chapter_of, read_notebook
 from autograder.load.submissions import Submission, UnusableInput, find_submissions
 from autograder.report import checking, console, formats
 from autograder.report.gradebook import write_gradebook
 from autograder.report.model import Report, merge_reports
+from autograder.report.text import clean
 from autograder.store import folder as store
 from autograder.store.folder import CompileStore
 
@@ -157,6 +159,12 @@ def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
     )
     _add_limits(check)
     check.set_defaults(run=_check)
+
+    hint = commands.add_parser(
+        "hint", help="show the hints of a function opened so far, and one more"
+    )
+    hint.add_argument("function", metavar="FUNCTION")
+    hint.set_defaults(run=_hint)
 
     status = commands.add_parser("status", help="show your progress through the exercises")
     status.set_defaults(run=_status)
@@ -274,7 +282,7 @@ def _grade(args: argparse.Namespace) -> int:
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
         cache = ResultCache(args.cache_dir, course, limits, args.seed, say=_say)
-    notebooks = {s.student: len(s.notebooks) for s in submissions}
+    notebooks = {clean(s.student): len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
             submissions, course, limits, args.seed, args.jobs, cache,
@@ -355,7 +363,13 @@ def _check(args: argparse.Namespace) -> int:
     result = grade_submission(Submission("your notebooks", notebooks), course, _limits(args))
     out = console.console()
     console.print_feedback(out, result)
-    progress.record({e.name: e.status == "passed" for e in result.exercises})
+    for notebook_id, path in notebooks.items():
+        if path is not None:
+            filename = course.notebook(notebook_id).filename
+            passed = {
+                e.name: e.status == "passed" for e in result.exercises if e.notebook == filename
+            }
+            progress.record(passed, str(path.resolve()))
     states = checking.notebook_states(result)
     if len(states) > 1:
         console.print_check_summary(out, states)
@@ -374,16 +388,40 @@ def _all_notebooks(course: Course) -> dict[str, Path | None]:
 
 
 def _one_notebook(path: Path, course: Course) -> dict[str, Path | None]:
-    if not path.is_file():
-        raise UnusableInput(f"{path} is not a notebook file")
+    """The notebook to check: a file of any name (its cells tell the chapter), or a chapter."""
     ids = [notebook.id for notebook in course.notebooks]
-    if path.stem not in ids:
-        raise UnusableInput(f"{path.name} is not one of the course's notebooks ({', '.join(ids)})")
-    return {path.stem: path}
+    if not path.exists() and str(path) in ids:
+        path = EXERCISES / str(path) / course.notebook(str(path)).filename
+    if not path.is_file():
+        raise UnusableInput(
+            f"{path} is not a notebook file or a chapter (the chapters: {', '.join(ids)})"
+        )
+    try:
+        chapter = chapter_of(read_notebook(path), course)
+    except NotebookUnreadable as exc:
+        raise UnusableInput(str(exc)) from None
+    if chapter is None:
+        raise UnusableInput(
+            f"{path.name} holds none of the course's test cells: is it one of the exercise "
+            f"notebooks ({', '.join(ids)})?"
+        )
+    return {chapter: path}
+
+
+def _hint(args: argparse.Namespace) -> int:
+    course = load_course(learner_course_folder())
+    try:
+        course.function(args.function)
+    except KeyError:
+        names = ", ".join(function.name for function in course.functions)
+        raise UnusableInput(f"there is no exercise called {args.function!r} ({names})") from None
+    feedback.hint(args.function)
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:
-    console.print_status(console.console(), load_course(learner_course_folder()), progress.load())
+    course = load_course(learner_course_folder())
+    console.print_status(console.console(), course, progress.load(), progress.sources())
     return 0
 
 

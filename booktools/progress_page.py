@@ -66,8 +66,13 @@ def _graded_functions(chapter_id: str) -> tuple[str, ...]:
 
 
 def chapters(skip: str = "", root: Path = REPO_ROOT) -> list[Chapter]:
-    """Every chapter ``_toc.yml`` lists, in its order, except the page ``skip``."""
-    return [read_chapter(chapter_id, root) for chapter_id in toc_order() if chapter_id != skip]
+    """Every chapter ``_toc.yml`` lists, in its order: the pages with an exercise to solve.
+
+    The reference and instructors' pages are not chapters a learner works through,
+    and the page ``skip`` is left out.
+    """
+    listed = [read_chapter(chapter_id, root) for chapter_id in toc_order() if chapter_id != skip]
+    return [chapter for chapter in listed if chapter.functions]
 
 
 def table_html(listed: list[Chapter], href: Callable[[str], str]) -> str:

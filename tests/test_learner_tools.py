@@ -65,11 +65,61 @@ def test_status_before_any_check_shows_nothing_done(released_course, progress_en
     assert f"0 of {len(released_course.functions)} functions pass" in done.stdout
 
 
-def test_check_of_a_file_that_is_not_a_course_notebook_exits_2(tmp_path, progress_env):
+def test_check_of_a_notebook_that_is_not_an_exercise_exits_2(tmp_path, progress_env):
+    stray = tmp_path / "mine.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), stray)
+    done = run_cli("check", stray, env=progress_env)
+    assert done.returncode == 2
+    assert "mine.ipynb holds none of the course's test cells" in done.stderr
+
+
+def test_check_of_a_file_that_is_not_a_notebook_exits_2_naming_it(tmp_path, progress_env):
     stray = tmp_path / "mine.ipynb"
     stray.write_text("{}")
     done = run_cli("check", stray, env=progress_env)
-    assert done.returncode == 2 and "mine.ipynb is not one of the course's notebooks" in done.stderr
+    assert done.returncode == 2 and "mine.ipynb is not a valid notebook" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["{id}-Copy1.ipynb", "{id} (1).ipynb", "mine.ipynb"])
+def test_check_takes_the_chapter_from_the_notebook_whatever_its_name(
+    released_course, progress_env, tmp_path, name
+):
+    notebook = released_course.notebooks[0]
+    copy = tmp_path / name.format(id=notebook.id)
+    shutil.copy(SOLUTIONS / notebook.id / notebook.filename, copy)
+    done = run_cli("check", copy, env=progress_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert notebook.functions[0].name in done.stdout
+
+
+def test_check_takes_a_chapters_name(released_course, progress_env):
+    notebook = released_course.notebooks[0]
+    done = run_cli("check", notebook.id, env=progress_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "not written yet" in done.stdout
+
+
+def test_progress_does_not_go_back_when_another_file_fails(released_course, progress_env, tmp_path):
+    notebook = released_course.notebooks[0]
+    solved = tmp_path / f"{notebook.id}-Copy1.ipynb"
+    shutil.copy(SOLUTIONS / notebook.id / notebook.filename, solved)
+    assert run_cli("check", solved, env=progress_env).returncode == 0
+    assert run_cli("check", "--all", env=progress_env).returncode == 1
+    done = run_cli("status", env={**progress_env, "COLUMNS": "300"})
+    passed = len(notebook.functions)
+    assert f"{passed} of {len(released_course.functions)} functions pass" in done.stdout
+    assert solved.name in done.stdout
+
+
+def test_progress_goes_back_when_the_same_file_fails(released_course, progress_env, tmp_path):
+    notebook = released_course.notebooks[0]
+    mine = tmp_path / notebook.filename
+    shutil.copy(SOLUTIONS / notebook.id / notebook.filename, mine)
+    assert run_cli("check", mine, env=progress_env).returncode == 0
+    shutil.copy(EXERCISES / notebook.id / notebook.filename, mine)
+    assert run_cli("check", mine, env=progress_env).returncode == 1
+    done = run_cli("status", env=progress_env)
+    assert f"0 of {len(released_course.functions)} functions pass" in done.stdout
 
 
 def _kernel_like_run(code: str, env: dict[str, str]) -> str:
@@ -234,3 +284,17 @@ def _solution_region(source: str) -> list[str]:
     """The stripped lines between nbgrader's solution markers: what the learner must not see."""
     region = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
     return [line.strip() for line in region.splitlines() if line.strip()]
+
+
+def test_hint_from_the_terminal_opens_one_more_hint_each_time(released_course, progress_env):
+    function = next(f for f in released_course.functions if len(f.hints) >= 2)
+    first = run_cli("hint", function.name, env=progress_env)
+    second = run_cli("hint", function.name, env=progress_env)
+    assert first.returncode == second.returncode == 0
+    assert f"Hint 1/{len(function.hints)}" in first.stdout and "Hint 2/" not in first.stdout
+    assert f"Hint 2/{len(function.hints)}" in second.stdout
+
+
+def test_hint_of_an_unknown_function_exits_2_naming_it(progress_env):
+    done = run_cli("hint", "no_such_function", env=progress_env)
+    assert done.returncode == 2 and "no_such_function" in done.stderr

@@ -235,11 +235,11 @@ def test_released_status_lists_the_chapters_in_reading_order(untouched, released
     assert positions == sorted(positions)
 
 
-def test_released_cli_offers_only_check_and_status(untouched):
+def test_released_cli_offers_only_check_hint_and_status(untouched):
     out, _ = untouched
     done = _run_released(out, "-m", "autograder", "grade", "exercises")
     assert done.returncode == 2
-    assert "invalid choice: 'grade' (choose from 'check', 'status')" in done.stderr
+    assert "invalid choice: 'grade' (choose from 'check', 'hint', 'status')" in done.stderr
 
 
 def test_released_check_passes_with_the_solution_notebooks_copied_in(tmp_path, course):

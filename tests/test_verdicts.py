@@ -82,6 +82,22 @@ def test_a_learner_error_on_a_visible_input_shows_the_learners_own_traceback():
     assert "KeyError: 'w'" in result.message and "return tree['w']" in result.message
 
 
+def test_a_learner_error_on_a_visible_input_names_the_call_that_was_made():
+    def raising(x):
+        raise LearnerError("f", {"type": "KeyError", "message": "'w'"})
+
+    result = verdict(raising)
+    assert result.message.endswith('Called in the test: assert f(1) == 2, "f(1) should be 2"')
+
+
+def test_an_error_in_the_learners_kernel_names_the_call_that_was_made():
+    def raising(x):
+        raise KeyError("w")
+
+    result = verdict(raising)
+    assert result.message.endswith('Called in the test: assert f(1) == 2, "f(1) should be 2"')
+
+
 def test_running_out_of_memory_has_its_own_outcome():
     def hoarding(x):
         raise LearnerError("f", {"type": "MemoryError", "message": ""})

@@ -63,7 +63,8 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
         return Verdict("missing", _missing_message(exc, notebook), _in_hidden(exc, test))
     except LearnerError as exc:
         hidden = _in_hidden(exc, test)
-        return Verdict(_learner_error_outcome(exc), _learner_error_message(exc, hidden), hidden)
+        message = _learner_error_message(exc, hidden) + ("" if hidden else _called_in(exc, test))
+        return Verdict(_learner_error_outcome(exc), message, hidden)
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
         return Verdict("failed", _local_error_message(exc, test), _in_hidden(exc, test))
     return Verdict("passed", hidden=bool(test.hidden_lines))
@@ -76,6 +77,13 @@ def _failing_line(exc: BaseException, test: TestCell) -> int | None:
 
 def _in_hidden(exc: BaseException, test: TestCell) -> bool:
     return _failing_line(exc, test) in test.hidden_lines
+
+
+def _called_in(exc: BaseException, test: TestCell) -> str:
+    """The visible test's line that made the failing call: the input it was given."""
+    line = _failing_line(exc, test)
+    source = test.source.splitlines()[line - 1].strip() if line else ""
+    return f"\nCalled in the test: {source}" if source else ""
 
 
 def _assertion_message(exc: AssertionError, test: TestCell) -> str:
@@ -137,6 +145,7 @@ def _local_error_message(exc: Exception, test: TestCell) -> str:
             f"A hidden test of {test.function} could not check the value it returned "
             f"({name}).{said}"
         )
+    called = _called_in(exc, test)
     if pointer:
-        return f"{test.function}'s test stopped with {name}.{said}\n{name}: {exc}"
-    return f"{test.function}'s test stopped with {name}: {exc}"
+        return f"{test.function}'s test stopped with {name}.{said}\n{name}: {exc}{called}"
+    return f"{test.function}'s test stopped with {name}: {exc}{called}"

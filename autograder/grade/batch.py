@@ -32,6 +32,7 @@ from autograder.learner.seeding import DEFAULT_SEED, seeded
 from autograder.load.course import Course, grader_sources
 from autograder.load.submissions import Submission
 from autograder.report.model import NotebookNote, Report, StudentResult
+from autograder.report.text import clean
 from autograder.store.folder import cache_root
 
 CACHE_FORMAT = "1"
@@ -267,7 +268,7 @@ def _finish(
     submission = submissions[index]
     pieces = [part for part in parts.pop(index) if part is not None]
     result = StudentResult(
-        student=submission.student,
+        student=clean(submission.student),
         exercises=[exercise for part in pieces for exercise in part.exercises],
         notes=[NotebookNote("", note) for note in submission.notes]
         + [note for part in pieces for note in part.notes],

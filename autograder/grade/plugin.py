@@ -89,7 +89,7 @@ class NotebookContext:
         self.problem: Verdict | None = None
         self.tampered: dict[str, str] = {}
         self.hints_opened: dict[str, int] = {}
-        self.naming_the_grader: list[int] = []
+        self.naming_the_grader: list[str] = []
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."

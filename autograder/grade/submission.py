@@ -6,6 +6,7 @@ from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
 from autograder.load.course import Course
+from autograder.load.learner_notebook import cell_label
 from autograder.load.submissions import Submission
 from autograder.report.model import ExerciseResult, NotebookNote, StudentResult, TestResult
 from autograder.report.text import clean
@@ -18,24 +19,27 @@ def grade_submission(submission: Submission, course: Course, limits: Limits) -> 
         for notebook_id, path in submission.notebooks.items()
     ]
     verdicts = run_pytest(contexts)
-    result = StudentResult(student=submission.student)
+    result = StudentResult(student=clean(submission.student))
     result.notes.extend(NotebookNote("", note) for note in submission.notes)
     for context in contexts:
         exercise = context.exercise
         if context.problem is not None:
             result.notes.append(NotebookNote(exercise.filename, clean(context.problem.message)))
         if context.run is not None:
+            labels = {number: cell_label(source) for number, source in context.run.cells}
             result.notes.extend(
-                NotebookNote(exercise.filename, clean(f"cell {p.cell} {p.text}"))
+                NotebookNote(exercise.filename, clean(f"{labels[p.cell]} {p.text}"))
                 for p in context.run.problems
             )
         if context.naming_the_grader:
-            cells = ", ".join(map(str, context.naming_the_grader))
+            cells = ", ".join(context.naming_the_grader)
             result.notes.append(
                 NotebookNote(
                     exercise.filename,
-                    f"cell(s) {cells} of the learner's own mention the course's autograder "
-                    "modules: checks of how the functions work could be misled; worth a look",
+                    clean(
+                        f"the learner's own {cells} mention the course's autograder modules: "
+                        "checks of how the functions work could be misled; worth a look"
+                    ),
                 )
             )
         for grade_id, how in sorted(context.tampered.items()):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from pathlib import Path
 from typing import Any
 
 from autograder.compare.verdicts import run_test_cell
@@ -53,6 +54,12 @@ def _learner_namespace() -> dict[str, Any]:
     return frame.f_globals if frame is not None else {}
 
 
+def _notebook_file(function: GradedFunction) -> str:
+    """The notebook this kernel runs, as Jupyter names it; else the exercise's file name."""
+    session = os.environ.get("JPY_SESSION_NAME")
+    return str(Path(session).resolve()) if session else f"{function.notebook}.ipynb"
+
+
 def check(name: str) -> None:
     """Run the visible tests of ``name`` against the learner's current definition."""
     if _grading():
@@ -63,7 +70,7 @@ def check(name: str) -> None:
     namespace = dict(_learner_namespace())
     if not callable(namespace.get(name)):
         print(f"❔ {name} is not defined yet: run the cell that defines it first.")
-        progress.record({name: False})
+        progress.record({name: False}, _notebook_file(function))
         return
     failures = [
         verdict.message
@@ -72,14 +79,14 @@ def check(name: str) -> None:
             verdict := run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
         ).passed
     ]
-    progress.record({name: not failures})
+    progress.record({name: not failures}, _notebook_file(function))
     if not failures:
         print(f"✅ {name} passes its visible tests. Grading adds hidden tests on other inputs.")
         return
     print(f"❌ {name}: {failures[0]}")
     if function.hints:
         count = len(function.hints)
-        print(f'   Stuck? hint("{name}") opens a hint ({count} in all, one more per call).')
+        print(f'   Stuck? Run hint("{name}"): each run shows one more of its {count} hints.')
 
 
 def hint(name: str) -> None:

@@ -1,9 +1,11 @@
 """The learner's progress, kept in a small JSON file on their own machine.
 
-``check`` (in a notebook or on the command line) records each function's latest
-result; ``status`` reads it. ``hint`` records how many hints of each function were
-opened, so a restarted kernel goes on from there. No account and no server are
-involved.
+``check`` (in a notebook or on the command line) records each function's result
+and the notebook file it came from; ``status`` reads it. A function that passed
+in one file stays passed when another file (a fresh copy, the untouched
+``exercises/``) fails it: progress goes backwards only when the same file fails.
+``hint`` records how many hints of each function were opened, so a restarted
+kernel goes on from there. No account and no server are involved.
 """
 
 from __future__ import annotations
@@ -47,16 +49,30 @@ def _states(data: dict) -> dict[str, str]:
 
 
 def load() -> dict[str, str]:
-    """Each checked function's latest state, ``passed`` or ``failing``."""
+    """Each checked function's state, ``passed`` or ``failing``."""
     return _states(_read())
 
 
-def record(results: dict[str, bool]) -> None:
-    """Store ``{function: passed}`` from a check."""
+def sources() -> dict[str, str]:
+    """The notebook file each checked function's state came from, where it is known."""
+    return {str(k): str(v) for k, v in _section(_read(), "sources").items()}
+
+
+def record(results: dict[str, bool], source: str) -> None:
+    """Store ``{function: passed}`` from a check of the notebook file ``source``.
+
+    A failure does not replace a pass that another file earned.
+    """
     data = _read()
-    state = _states(data)
-    state.update({name: "passed" if ok else "failing" for name, ok in results.items()})
-    _write({**data, "functions": dict(sorted(state.items()))})
+    state, origin = _states(data), _section(data, "sources")
+    for name, ok in results.items():
+        kept = state.get(name) == "passed" and origin.get(name) != source
+        if ok or not kept:
+            state[name] = "passed" if ok else "failing"
+            origin[name] = source
+    _write(
+        {**data, "functions": dict(sorted(state.items())), "sources": dict(sorted(origin.items()))}
+    )
 
 
 def open_hint(name: str, available: int) -> int:

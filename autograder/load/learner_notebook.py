@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.load.checksum import cell_checksum
-from autograder.load.course import ExerciseNotebook
+from autograder.load.course import Course, ExerciseNotebook
 
 HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
 """The output type ``hint`` leaves in a saved notebook: ``{"function": name, "opened": n}``."""
@@ -57,20 +57,32 @@ def hints_opened(nb: nbformat.NotebookNode) -> dict[str, int]:
     return opened
 
 
-def cells_naming_the_grader(nb: nbformat.NotebookNode) -> list[int]:
-    """Numbers (from 1) of the learner's own code cells that mention ``autograder``.
+def cell_label(source: str) -> str:
+    """How a report names a code cell: by its first line, as the learner sees it.
+
+    Not by a number: counting cells would count Markdown cells too, and JupyterLab
+    shows no cell numbers.
+    """
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    if not first:
+        return "an empty cell"
+    return f'the cell "{first[:60]}{"…" if len(first) > 60 else ""}"'
+
+
+def cells_naming_the_grader(nb: nbformat.NotebookNode) -> list[str]:
+    """The learner's own code cells that mention ``autograder``, by :func:`cell_label`.
 
     The locked cells import it on the course's behalf; a cell of the learner's that
     does could patch what the watchers report (see book/security.md), so the report
     points the instructor to it.
     """
     found = []
-    for number, cell in enumerate(nb.cells, start=1):
+    for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         source = cell.get("source", "")
         source = source if isinstance(source, str) else "".join(source)
         if cell.get("cell_type") == "code" and not meta.get("locked") and "autograder" in source:
-            found.append(number)
+            found.append(cell_label(source))
     return found
 
 
@@ -96,6 +108,15 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if not isinstance(nb.get("cells"), list):
         raise NotebookUnreadable(f"{path.name} is not a valid notebook: it has no list of cells")
     return nb
+
+
+def chapter_of(nb: nbformat.NotebookNode, course: Course) -> str | None:
+    """The chapter whose exercise ``nb`` is, told by its cells' nbgrader ids, whatever the
+    file is called; None when it holds no test cell of any chapter."""
+    ids = set(_by_grade_id(nb))
+    shared = {notebook.id: len(ids & notebook.test_grade_ids) for notebook in course.notebooks}
+    best = max(shared, key=shared.__getitem__, default=None)
+    return best if best is not None and shared[best] else None
 
 
 def tampered_cells(

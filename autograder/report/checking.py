@@ -52,12 +52,13 @@ def conclusion(states: list[NotebookState]) -> str:
         return f"All visible tests pass{where}. The graded run adds hidden tests on other inputs."
     if len(states) == 1:
         return (
-            f"{waiting[0]} is {NOT_YET_SOLVED}: read the feedback and hints above, "
-            "then check again."
+            f"{waiting[0]} is {NOT_YET_SOLVED}: read the feedback and hints above, then "
+            "check again; python -m autograder hint FUNCTION shows one more hint."
         )
     return (
         f"{len(waiting)} of {len(states)} notebooks are {NOT_YET_SOLVED}: "
-        f"{', '.join(waiting)}. Read the feedback and hints above, then check again."
+        f"{', '.join(waiting)}. Read the feedback and hints above, then check again; "
+        "python -m autograder hint FUNCTION shows one more hint."
     )
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -47,7 +49,7 @@ def print_report(out: Console, report: Report) -> None:
         for student in report.students:
             others = ", ".join(f"{e.name} ({e.status})" for e in student.not_passed)
             table.add_row(
-                student.student,
+                escape(student.student),
                 f"{points(student.score)} / {points(student.max_score)}",
                 f"{student.passed} / {len(student.exercises)}",
                 others or "-",
@@ -60,7 +62,8 @@ def print_report(out: Console, report: Report) -> None:
 
 
 def print_student(out: Console, student: StudentResult) -> None:
-    table = Table(title=f"{student.student}: {points(student.score)} / {points(student.max_score)}")
+    score = f"{points(student.score)} / {points(student.max_score)}"
+    table = Table(title=f"{escape(student.student)}: {score}")
     for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
         table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
     for exercise in student.exercises:
@@ -71,12 +74,12 @@ def print_student(out: Console, student: StudentResult) -> None:
             exercise.name,
             f"{points(exercise.score)} / {points(exercise.max_score)}",
             f"[{style}]{exercise.status}[/{style}]",
-            message,
+            escape(message),
         )
     out.print(table)
     for note in student.notes:
         where = f"{note.notebook}: " if note.notebook else ""
-        out.print(f"[dim]note[/dim] {where}{note.message}", markup=True)
+        out.print(f"[dim]note[/dim] {escape(where + note.message)}", markup=True)
 
 
 def print_feedback(out: Console, student: StudentResult) -> None:
@@ -118,10 +121,14 @@ def print_check_summary(out: Console, states: list[NotebookState]) -> None:
     out.print(table)
 
 
-def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
+def print_status(
+    out: Console, course: Course, states: dict[str, str], sources: dict[str, str] | None = None
+) -> None:
+    """Each function's state, and the notebook file that ``check`` last took it from."""
+    sources = sources or {}
     table = Table(title="Your progress")
-    for column in ("Chapter", "Function", "Points", "State"):
-        table.add_column(column)
+    for column in ("Chapter", "Function", "Points", "State", "Checked in"):
+        table.add_column(column, overflow="fold", no_wrap=column in ("Function", "State"))
     done = 0.0
     for notebook in course.notebooks:
         for function in notebook.functions:
@@ -133,6 +140,7 @@ def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
                 function.name,
                 points(function.points),
                 f"[{style}]{state}[/{style}]",
+                _shown_path(sources.get(function.name, "")),
             )
     out.print(table)
     total = course.points
@@ -142,6 +150,14 @@ def print_status(out: Console, course: Course, states: dict[str, str]) -> None:
         f"{passed} of {len(course.functions)} functions pass their visible tests: "
         f"{points(done)} / {points(total)} points ({percent:.0f}%)."
     )
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working folder when it lies below it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
 
 
 class BatchProgress:

@@ -18,7 +18,7 @@ from autograder.report.model import (
     StudentResult,
     TestResult,
 )
-from autograder.report.text import markdown_cell, points
+from autograder.report.text import markdown_cell, points, spreadsheet_text
 
 
 def to_junit(report: Report) -> str:
@@ -83,7 +83,7 @@ def to_markdown(report: Report) -> str:
         details = student.not_passed
         if not details and not student.notes:
             continue
-        lines += ["", f"### {student.student}", ""]
+        lines += ["", f"### {markdown_cell(student.student)}", ""]
         for exercise in details:
             message = next((t.message for t in exercise.tests if t.message), "")
             mark = STATUS_MARKS[exercise.status]
@@ -144,7 +144,7 @@ def to_csv(report: Report) -> str:
             rows.append(
                 {
                     "assignment": assignment,
-                    "student_id": student.student,
+                    "student_id": spreadsheet_text(student.student),
                     "raw_score": points(score),
                     "late_submission_penalty": "0",
                     "score": points(score),

@@ -1,4 +1,5 @@
-"""How a report writes text: learner text made safe, points, and Markdown table cells."""
+"""How a report writes text: learner text made safe for a terminal, Markdown and a
+spreadsheet, and points."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ MAX_MESSAGE = 2000
 # CSI and OSC terminal escape sequences, then any other control character but tab and newline.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Markdown's punctuation that can start markup, and HTML's (escaped with a backslash).
+_MARKDOWN = re.compile(r"[\\*_\[\]<>&|#!~]")
+# What makes a spreadsheet read a cell as a formula (OWASP's list).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def clean(text: str, limit: int = MAX_MESSAGE) -> str:
@@ -25,5 +30,25 @@ def points(value: float) -> str:
 
 
 def markdown_cell(text: str) -> str:
-    """``text`` on one line, fit for a cell of a Markdown table."""
-    return " ".join(text.replace("|", "\\|").split())
+    """``text`` on one line, shown as written in Markdown (a table cell, a list item, a heading).
+
+    Outside code spans, Markdown's and HTML's characters are escaped, so a learner's
+    folder name or message can neither add a link, an image or HTML nor end a table
+    cell; inside code spans (the course's own hints use them) only the pipe is.
+    """
+    spans = " ".join(text.split()).split("`")
+    unpaired = spans.pop() if len(spans) % 2 == 0 else None  # after a lone backtick
+    written = "`".join(
+        span.replace("|", "\\|") if index % 2 else _escape_markdown(span)
+        for index, span in enumerate(spans)
+    )
+    return written if unpaired is None else f"{written}\\`{_escape_markdown(unpaired)}"
+
+
+def _escape_markdown(text: str) -> str:
+    return _MARKDOWN.sub(r"\\\g<0>", text)
+
+
+def spreadsheet_text(text: str) -> str:
+    """``text`` for a CSV cell that a spreadsheet will not read as a formula."""
+    return f"'{text}" if text[:1] in _FORMULA_STARTS else text
