@@ -27,7 +27,8 @@ from autograder.grade.batch import ResultCache, default_cache_folder, grade_all,
 from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
-from autograder.learner import feedback, progress
+from autograder.learner import progress
+from autograder.learner.feedback import hint as show_hint
 from autograder.learner.seeding import DEFAULT_SEED
 from autograder.load.course import (
     EXERCISES,
@@ -39,8 +40,13 @@ from autograder.load.course import (
     load_course,
 )
 from autograder.load.learner_notebook import NotebookUnreadable, chapter_of, read_notebook
-from autograder.load.submissions import Submission, UnusableInput, find_submissions
-from autograder.report import checking, console, formats
+from autograder.load.submissions import (
+    Submission,
+    UnusableInput,
+    find_submissions,
+    nbgrader_assignments,
+)
+from autograder.report import checking, console, feedback, formats
 from autograder.report.gradebook import write_gradebook
 from autograder.report.model import Report, merge_reports
 from autograder.report.text import clean
@@ -75,6 +81,11 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         "grade", help="grade one notebook, one learner's folder, or a class"
     )
     grade.add_argument("path", type=Path, metavar="PATH")
+    grade.add_argument(
+        "--assignment", nargs="+", default=[], metavar="CHAPTER",
+        help="grade only these chapters' notebooks, the class's assignment (default: the "
+        "assignment folders of nbgrader's submitted/ layout, else every chapter)",
+    )  # fmt: skip
     _add_outputs(grade)
     grade.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, metavar="N",
@@ -175,6 +186,10 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
     parser.add_argument(
+        "--feedback", type=Path, metavar="DIR",
+        help="write each learner's feedback, to hand back, as DIR/<learner>.md",
+    )  # fmt: skip
+    parser.add_argument(
         "--csv", type=Path, metavar="FILE",
         help="write a grades.csv in the columns of nbgrader export",
     )  # fmt: skip
@@ -255,7 +270,7 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    course = load_course(SOLUTIONS)
+    course = _assigned(load_course(SOLUTIONS), args)
     submissions = find_submissions(args.path, course)
     if args.shard is not None:
         submissions = shard(submissions, *args.shard)
@@ -288,7 +303,22 @@ def _grade(args: argparse.Namespace) -> int:
             submissions, course, limits, args.seed, args.jobs, cache,
             on_graded=progress, on_notebook=progress.notebook_done,
         )  # fmt: skip
-    return _write_outputs(args, report)
+    return _write_outputs(args, report, course)
+
+
+def _assigned(course: Course, args: argparse.Namespace) -> Course:
+    """The chapters to grade: ``--assignment``'s, else nbgrader's layout's, else all."""
+    chosen = args.assignment or nbgrader_assignments(args.path, course)
+    if not chosen:
+        return course
+    try:
+        assigned = course.only(chosen)
+    except KeyError as exc:
+        ids = ", ".join(notebook.id for notebook in course.notebooks)
+        raise UnusableInput(f"no chapter called {exc.args[0]} (the chapters: {ids})") from None
+    where = "--assignment" if args.assignment else "the folders of nbgrader's submitted/"
+    _say(f"note: grading {', '.join(n.id for n in assigned.notebooks)} (from {where})")
+    return assigned
 
 
 def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> CompileStore | None:
@@ -313,13 +343,15 @@ def _merge(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UnusableInput(str(exc)) from None
     _check_learner_count(args, len(merged.students))
-    return _write_outputs(args, merged)
+    return _write_outputs(args, merged, load_course(SOLUTIONS))
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     for path in (args.json, args.junit, args.markdown, args.csv, args.gradescope):
         if path is not None and path.is_dir():
             raise UnusableInput(f"{path} is a folder; give a file name")
+    if args.feedback is not None and args.feedback.is_file():
+        raise UnusableInput(f"{args.feedback} is a file; --feedback takes a folder")
 
 
 def _check_learner_count(args: argparse.Namespace, learners: int) -> None:
@@ -331,7 +363,7 @@ def _check_learner_count(args: argparse.Namespace, learners: int) -> None:
         )
 
 
-def _write_outputs(args: argparse.Namespace, report: Report) -> int:
+def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> int:
     console.print_report(console.console(), report)
     if args.json:
         formats.write_text(args.json, report.to_json())
@@ -341,8 +373,12 @@ def _write_outputs(args: argparse.Namespace, report: Report) -> int:
         formats.write_text(args.csv, formats.to_csv(report))
     if args.gradescope:
         formats.write_text(args.gradescope, formats.to_gradescope(report))
+    if args.feedback:
+        for student in report.students:
+            text = feedback.to_feedback(student)
+            formats.write_text(args.feedback / feedback.feedback_filename(student.student), text)
     if args.gradebook:
-        write_gradebook(report, load_course(SOLUTIONS), args.gradebook)
+        write_gradebook(report, course, args.gradebook)
     markdown = formats.to_markdown(report)
     if args.markdown:
         formats.write_text(args.markdown, markdown)
@@ -415,7 +451,7 @@ def _hint(args: argparse.Namespace) -> int:
     except KeyError:
         names = ", ".join(function.name for function in course.functions)
         raise UnusableInput(f"there is no exercise called {args.function!r} ({names})") from None
-    feedback.hint(args.function)
+    show_hint(args.function)
     return 0
 
 

@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bind", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--directory", type=Path, default=REPO_ROOT / "_build" / "html")
     args = parser.parse_args(argv)
-    server = make_server(args.directory, args.port, args.bind)
+    try:
+        server = make_server(args.directory, args.port, args.bind)
+    except OSError as exc:
+        print(f"cannot serve the book on port {args.port}: {exc.strerror} (set BOOK_PORT)")
+        return 1
     # Ctrl-C is how ./course serve stops.
     with server, contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()

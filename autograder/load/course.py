@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -145,6 +146,16 @@ class Course:
     @property
     def points(self) -> float:
         return sum(notebook.points for notebook in self.notebooks)
+
+    def only(self, notebook_ids: Collection[str]) -> Course:
+        """The course cut down to ``notebook_ids`` (what a class was assigned), in course order.
+
+        Raises KeyError naming an id that is not one of the course's notebooks.
+        """
+        unknown = sorted(set(notebook_ids) - {notebook.id for notebook in self.notebooks})
+        if unknown:
+            raise KeyError(", ".join(unknown))
+        return Course(tuple(n for n in self.notebooks if n.id in notebook_ids))
 
 
 def learner_course_folder() -> Path:

@@ -51,6 +51,25 @@ def find_submissions(path: Path, course: Course) -> list[Submission]:
     return [_collect(student.name, student, course) for student in students]
 
 
+def nbgrader_assignments(path: Path, course: Course) -> list[str]:
+    """The chapters handed in under nbgrader's ``submitted/<student>/<assignment>/`` layout.
+
+    Empty when ``path`` is not laid out so: then nothing says what was assigned.
+    """
+    submitted = path / "submitted"
+    if not submitted.is_dir():
+        return []
+    ids = {notebook.id for notebook in course.notebooks}
+    found = {
+        assignment.name
+        for student in submitted.iterdir()
+        if student.is_dir() and not student.is_symlink()
+        for assignment in student.iterdir()
+        if assignment.is_dir() and assignment.name in ids
+    }
+    return [notebook.id for notebook in course.notebooks if notebook.id in found]
+
+
 LINKED = "is a symbolic link; only regular files and folders are graded"
 
 
@@ -100,7 +119,9 @@ def _collect(student: str, folder: Path, course: Course) -> Submission:
             )
     for _stem, paths in sorted(found.items()):
         for path in paths:
-            submission.notes.append(f"{path.relative_to(folder)} is not a course notebook; ignored")
+            submission.notes.append(
+                f"{path.relative_to(folder)} is not one of the notebooks graded here; ignored"
+            )
     return submission
 
 

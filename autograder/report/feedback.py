@@ -1,0 +1,63 @@
+"""One learner's feedback file: what an instructor hands back, as nbgrader's feedback does.
+
+Markdown, one file per learner: the score, then per notebook each function's
+result with every message its tests gave, the first hint where it did not pass,
+and how many hints the notebook records as opened; then the notes on the
+submission. Names and messages are escaped as in every Markdown the grader writes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.report.model import STATUS_MARKS, StudentResult
+from autograder.report.text import markdown_cell, points
+
+_UNSAFE_IN_FILENAMES = re.compile(r"[^\w.-]")
+
+
+def feedback_filename(student: str) -> str:
+    """A file name for ``student``'s feedback: letters, digits, ``_``, ``-`` and ``.`` only."""
+    name = _UNSAFE_IN_FILENAMES.sub("_", student).lstrip(".") or "learner"
+    return f"{name}.md"
+
+
+def to_feedback(student: StudentResult) -> str:
+    """``student``'s feedback, as Markdown."""
+    lines = [
+        f"# Feedback for {markdown_cell(student.student)}",
+        "",
+        f"**{points(student.score)} / {points(student.max_score)}** points, "
+        f"{student.passed} of {len(student.exercises)} functions passed every test.",
+    ]
+    notebook = None
+    for exercise in student.exercises:
+        if exercise.notebook != notebook:
+            notebook = exercise.notebook
+            lines += ["", f"## {markdown_cell(notebook)}"]
+        mark = STATUS_MARKS.get(exercise.status, "")
+        score = f"{points(exercise.score)} / {points(exercise.max_score)}"
+        lines += ["", f"### {mark} `{exercise.name}`: {score} ({exercise.status})", ""]
+        for test in exercise.tests:
+            if test.message:
+                lines += _message(test.message)
+        if exercise.hint:
+            lines.append(f"- Hint: {markdown_cell(exercise.hint)}")
+        if exercise.hints_opened:
+            lines.append(f"- Hints opened, as the notebook records: {exercise.hints_opened}")
+    if student.notes:
+        lines += ["", "## Notes", ""]
+        for note in student.notes:
+            where = f"{note.notebook}: " if note.notebook else ""
+            lines.append(f"- {markdown_cell(where + note.message)}")
+    return "\n".join(lines) + "\n"
+
+
+def _message(message: str) -> list[str]:
+    """A test's message: its first line as a list item, the rest (a traceback) as code."""
+    first, _, rest = message.strip().partition("\n")
+    lines = [f"- {markdown_cell(first)}"]
+    if rest.strip():
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", rest)), default=0))
+        lines += ["", f"  {fence}text", *(f"  {line}" for line in rest.splitlines()), f"  {fence}"]
+    return lines

@@ -1,0 +1,79 @@
+"""``./course serve`` starts and stops cleanly: a taken port is one line, no server outlives it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from autograder.load.course import REPO_ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+@pytest.mark.parametrize("variable", ["BOOK_PORT", "LAB_PORT"])
+def test_serve_with_a_port_taken_says_so_in_one_line_naming_the_variable(taken_port, variable):
+    environment = {**os.environ, "BOOK_PORT": str(free_port()), "LAB_PORT": str(free_port())}
+    environment[variable] = str(taken_port)
+    done = subprocess.run(
+        ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1
+    said = [line for line in done.stderr.splitlines() if f"Port {taken_port}" in line]
+    assert len(said) == 1 and variable in said[0]
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def wait_until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.5)
+    return condition()
+
+
+@pytest.mark.slow
+def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built):
+    book, lab = free_port(), free_port()
+    environment = {**os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab)}
+    serving = subprocess.Popen(
+        ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: answers(book) and answers(lab), 600), "serve did not start"
+        server = subprocess.run(
+            ["pgrep", "-f", f"booktools.serve --port {book}"], capture_output=True, text=True
+        ).stdout.split()
+        assert server, "the book server's process was not found"
+        os.kill(int(server[0]), signal.SIGKILL)  # not Ctrl-C
+        serving.wait(timeout=60)
+        assert wait_until(lambda: not answers(lab), 30), "JupyterLab kept running"
+        assert "unbound variable" not in serving.stdout.read()
+    finally:
+        if serving.poll() is None:
+            os.killpg(serving.pid, signal.SIGKILL)
