@@ -49,7 +49,7 @@ from autograder.load.submissions import (
 from autograder.report import checking, console, feedback, formats
 from autograder.report.gradebook import write_gradebook
 from autograder.report.model import Report, merge_reports
-from autograder.report.text import clean
+from autograder.report.text import clean, points
 from autograder.store import folder as store
 from autograder.store.folder import CompileStore
 
@@ -291,7 +291,9 @@ def _grade(args: argparse.Namespace) -> int:
         )
     limits = _limits(args)
     if sandboxed:
-        store.keep_graders_own(args.compile_store / "grader")
+        unusable = store.keep_graders_own(args.compile_store / "grader")
+        if unusable:
+            _say(f"note: the grader's own compiled operations are not kept ({unusable})")
         limits = replace(limits, compile_store=_compile_store(course, args, limits))
     cache = None
     if not args.no_cache and sandboxed:
@@ -485,10 +487,10 @@ def _release(args: argparse.Namespace) -> int:
 
 def _gradescope_bundle(args: argparse.Namespace) -> int:
     notebooks = write_bundle(args.out, args.chapter)
-    points = sum(notebook.points for notebook in notebooks)
+    total = sum(notebook.points for notebook in notebooks)
     print(
         f"wrote {args.out}: grades {', '.join(n.filename for n in notebooks)}, "
-        f"{points:g} points (give the Gradescope assignment as many)"
+        f"{points(total)} points (give the Gradescope assignment as many)"
     )
     return 0
 

@@ -280,7 +280,7 @@ CASES = [
         "write_into_autograder",
         {"count_leaves": WRONG_COUNT},
         (
-            "import autograder, contextlib, os\nwith contextlib.suppress(OSError):\n    open(os.path.join(os.path.dirname(autograder.__file__), 'verdicts.py'), 'a').write('\\n# tampered\\n')",
+            "import autograder, contextlib, os\nwith contextlib.suppress(OSError):\n    open(os.path.join(os.path.dirname(autograder.__file__), 'compare', 'verdicts.py'), 'a').write('\\n# tampered\\n')",
         ),
         expected={"count_leaves": "failed"},
         needs_sandbox=True,

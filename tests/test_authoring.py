@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from autograder.load.course import REPO_ROOT
 
@@ -173,3 +174,30 @@ def test_a_chapter_without_its_lesson_is_refused_naming_the_file(course_copy):
     refused = run(course_copy, command.replace(CHAPTER, "nowhere"))
     assert refused.returncode == 2
     assert "book/nowhere.md is missing" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("toc", "expected"),
+    [
+        (
+            "chapters:\n  - file: book/a\n    sections:\n      - file: book/a1\n  - file: book/b\n",
+            ["book/a", "book/a1", "book/new", "book/b"],
+        ),
+        ('chapters:\n  - file: "book/a"\n  - file: book/b\n', ["book/a", "book/new", "book/b"]),
+        (
+            "chapters:\n  - file: book/a  # first\n\n  - file: book/b\n",
+            ["book/a", "book/new", "book/b"],
+        ),
+    ],
+    ids=["after an entry with sections", "a quoted entry", "a commented entry"],
+)
+def test_a_chapter_goes_into_the_toc_right_after_the_one_named(
+    tmp_path, monkeypatch, toc, expected
+):
+    from autograder.author import chapter
+    from autograder.load.course import toc_files
+
+    monkeypatch.setattr(chapter, "TOC", tmp_path / "_toc.yml")
+    chapter.TOC.write_text(toc, encoding="utf-8")
+    chapter._add_to_toc("new", "a")
+    assert toc_files(yaml.safe_load(chapter.TOC.read_text())) == expected

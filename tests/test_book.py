@@ -63,6 +63,16 @@ def test_the_gradescope_page_shows_both_scripts_and_the_isolation(built):
         assert phrase in text, phrase
 
 
+def test_the_instructors_page_names_each_workflow_it_describes_and_each_exists(built):
+    text = re.sub(r"<[^>]+>", "", _page(built, "instructors"))
+    named = set(re.findall(r"[\w-]+\.yml", text))
+    assert {"grade-submissions.yml", "grade-class.yml", "check.yml", "ci.yml"} <= named
+    for workflow in named:
+        where = REPO_ROOT / ("learners" if workflow == "check.yml" else "") / ".github/workflows"
+        assert (where / workflow).is_file(), workflow
+    assert "FAIL_UNDER" in text
+
+
 def _page(built: Path, name: str) -> str:
     return (built / "book" / f"{name}.html").read_text(encoding="utf-8")
 

@@ -113,7 +113,7 @@ def exercise_record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     record = tmp_path_factory.mktemp("record") / "progress.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTREES_PROGRESS", str(record))
-        progress.record({"count_leaves": True, "leaves_in_order": False})
+        progress.record({"count_leaves": True, "leaves_in_order": False}, "leaves.ipynb")
         yield record
 
 

@@ -9,7 +9,14 @@ import nbformat
 import pytest
 
 from autograder.author.checks import course_problems
-from autograder.load.course import SOLUTIONS, bound_names, load_course, toc_order
+from autograder.load.course import (
+    SOLUTIONS,
+    Course,
+    bound_names,
+    load_course,
+    load_notebook,
+    toc_order,
+)
 
 COURSE = load_course(SOLUTIONS)
 FUNCTIONS = [pytest.param(f, id=f.name) for f in COURSE.functions]
@@ -180,3 +187,34 @@ def test_no_test_cell_rebinds_a_name_the_setup_cell_gives(function):
     for test in function.tests:
         rebound = setup & bound_names(test.source)
         assert not rebound, f"{test.grade_id} rebinds {sorted(rebound)}"
+
+
+def _stale_after(tmp_path, edit) -> list[str]:
+    """What the course's checks say of exercises/ once ``edit`` has changed a solution notebook."""
+    from autograder.author.checks import stale_exercises
+
+    notebook = COURSE.notebooks[0]
+    nb = nbformat.read(notebook.path, as_version=4)
+    edit(nb)
+    edited = tmp_path / notebook.id / notebook.filename
+    edited.parent.mkdir()
+    nbformat.write(nb, edited)
+    released = load_course(SOLUTIONS.parent / "exercises").notebook(notebook.id)
+    return stale_exercises(Course((released,)), Course((load_notebook(edited),)))
+
+
+def test_exercises_are_stale_when_a_task_text_changes(tmp_path):
+    def edit(nb):
+        next(c for c in nb.cells if c.cell_type == "markdown").source += "\nOne more sentence."
+
+    assert "out of date" in " ".join(_stale_after(tmp_path, edit))
+
+
+def test_exercises_are_stale_when_a_reference_solution_changes_its_seal(tmp_path):
+    def edit(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+        begin = next(line for line in cell.source.splitlines() if "### BEGIN SOLUTION" in line)
+        indent = begin[: len(begin) - len(begin.lstrip())]
+        cell.source = cell.source.replace(begin, f"{begin}\n{indent}_unused = None")
+
+    assert "stale seal" in " ".join(_stale_after(tmp_path, edit))

@@ -39,7 +39,7 @@ def _get(url: str) -> tuple[str, str]:
 
 
 def test_the_server_answers_progress_json_with_what_check_recorded(serving):
-    progress.record({"count_leaves": True, "leaves_in_order": False})
+    progress.record({"count_leaves": True, "leaves_in_order": False}, "leaves.ipynb")
     content_type, body = _get(serving + "/progress.json")
     assert content_type == "application/json"
     assert json.loads(body) == {
@@ -48,8 +48,8 @@ def test_the_server_answers_progress_json_with_what_check_recorded(serving):
 
 
 def test_the_server_reads_the_record_afresh_on_every_request(serving):
-    progress.record({"count_leaves": False})
-    progress.record({"count_leaves": True})
+    progress.record({"count_leaves": False}, "leaves.ipynb")
+    progress.record({"count_leaves": True}, "leaves.ipynb")
     assert json.loads(_get(serving + "/progress.json")[1])["functions"] == {
         "count_leaves": "passed"
     }

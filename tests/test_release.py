@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from autograder.author.release import (
     require_no_markers,
     write_release,
 )
-from autograder.load.course import REPO_ROOT, SOLUTIONS, Course
+from autograder.load.course import REPO_ROOT, SOLUTIONS, Course, load_notebook
 from autograder.load.submissions import find_submissions
 from conftest import run_cli, write_variant
 
@@ -173,11 +172,16 @@ def test_release_refuses_a_notebook_that_still_holds_a_solution_region():
         require_no_markers(path, path.read_text(encoding="utf-8"))
 
 
-def test_release_refuses_exercises_out_of_date_with_solutions(course, released_course):
+def test_release_refuses_exercises_out_of_date_with_solutions(course, released_course, tmp_path):
     require_current(released_course, course)
     first = released_course.notebooks[0]
-    function = dataclasses.replace(first.functions[0], hints=("an older hint",))
-    stale = dataclasses.replace(first, functions=(function, *first.functions[1:]))
+    nb = nbformat.read(first.path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    cell.metadata["course"]["hints"] = ["an older hint"]
+    path = tmp_path / first.id / first.filename
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    stale = load_notebook(path)
     with pytest.raises(ReleaseError, match=f"exercises/{first.id} is out of date"):
         require_current(Course((stale, *released_course.notebooks[1:])), course)
 

@@ -290,3 +290,13 @@ def test_a_worker_that_kills_its_parent_costs_only_its_own_notebook(run_cells):
     killer.close()
     after = run_cells("def ok():\n    return 'fine'")
     assert after.call("ok", (), {}) == "fine"
+
+
+@pytest.mark.skipif(
+    os.environ.get("PYTREES_REQUIRE_SANDBOX") != "1", reason="only where CI requires the sandbox"
+)
+def test_the_sandbox_runs_where_ci_requires_it():
+    assert bubblewrap.bubblewrap() is not None, (
+        "bubblewrap cannot run here, so every sandbox test would be skipped: install it "
+        "(and on Ubuntu 24.04 allow unprivileged user namespaces), as .github/workflows/ci.yml does"
+    )

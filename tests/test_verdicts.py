@@ -138,3 +138,19 @@ def test_a_crash_names_the_signal_that_ended_the_worker():
         raise WorkerCrashed("the worker was killed by SIGSEGV")
 
     assert "SIGSEGV" in verdict(crashing).message
+
+
+def test_every_outcome_has_one_mark_and_one_terminal_style():
+    from autograder.compare.verdicts import MARKS, OUTCOMES
+    from autograder.report.console import _STYLE
+
+    assert set(MARKS) == set(OUTCOMES)
+    assert set(_STYLE) == set(OUTCOMES)
+
+
+def test_a_functions_status_is_its_worst_outcome():
+    from autograder.report.model import ExerciseResult, TestResult
+
+    tests = [TestResult("a", "failed", 0.0, 1.0), TestResult("b", "crashed", 0.0, 1.0)]
+    assert ExerciseResult("nb.ipynb", "f", 2.0, tests).status == "crashed"
+    assert ExerciseResult("nb.ipynb", "f", 2.0, []).status == "missing"

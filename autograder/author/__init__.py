@@ -5,5 +5,5 @@ solutions, the exercise notebooks (through nbgrader), the learners' repository,
 a Gradescope autograder zip, and the files of a new chapter.
 
 May import: :mod:`autograder.load`, :mod:`autograder.learner`; not the grading
-machinery.
+machinery (a contract checks it).
 """

@@ -22,6 +22,7 @@ from autograder.load.course import (
     CourseError,
     ExerciseNotebook,
     load_notebook,
+    toc_files,
     toc_order,
 )
 
@@ -73,38 +74,66 @@ def _last_chapter(exclude: str) -> str | None:
 
 
 def _add_to_toc(chapter: str, after: str | None) -> None:
-    """Insert ``- file: book/<chapter>`` after ``after``'s entry, or at the end.
+    """Insert ``- file: book/<chapter>`` after ``after``'s entry (and its sections), or at the end.
 
     Edited as text so that the file's comments and layout stay; the result is
-    read back as YAML and must list the chapter.
+    read back as YAML and must list exactly the same files with the chapter added.
     """
-    lines = TOC.read_text(encoding="utf-8").splitlines(keepends=True)
-    at = len(lines)
-    indent = "  - "
+    text = TOC.read_text(encoding="utf-8")
+    tree = yaml.safe_load(text)
+    listed = toc_files(tree)
+    lines = text.splitlines(keepends=True)
+    at, indent = len(lines), "  - "
     if after is not None:
-        entry = next(
-            (i for i, line in enumerate(lines) if _toc_file(line) == f"book/{after}"), None
-        )
+        target = f"book/{after}"
+        entry = next((i for i, line in enumerate(lines) if _toc_file(line) == target), None)
         if entry is None:
             raise CourseError(f"_toc.yml does not list book/{after}, the chapter to follow")
+        depth = _indentation(lines[entry])
         at = entry + 1
-        indent = lines[entry][: len(lines[entry]) - len(lines[entry].lstrip())] + "- "
+        while at < len(lines) and (not lines[at].strip() or _indentation(lines[at]) > depth):
+            at += 1
+        indent = " " * depth + "- "
+        block = len(toc_files(_entry(tree, target)))  # the entry and its sections
+        listed.insert(listed.index(target) + block, f"book/{chapter}")
+    else:
+        listed.append(f"book/{chapter}")
     lines.insert(at, f"{indent}file: book/{chapter}\n")
-    text = "".join(lines)
+    new_text = "".join(lines)
     try:
-        yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CourseError(f"_toc.yml could not take book/{chapter}: {exc}") from None
-    TOC.write_text(text, encoding="utf-8")
-    if chapter not in toc_order():
-        raise CourseError(f"_toc.yml could not take book/{chapter}: add its entry by hand")
+        taken = toc_files(yaml.safe_load(new_text)) == listed
+    except yaml.YAMLError:
+        taken = False
+    if not taken:
+        raise CourseError(f"_toc.yml could not take book/{chapter} here: add its entry by hand")
+    TOC.write_text(new_text, encoding="utf-8")
+
+
+def _entry(tree: object, file: str) -> object:
+    """The entry of a table of contents whose ``file`` is ``file`` (None if there is none)."""
+    if isinstance(tree, dict):
+        if str(tree.get("file", "")).removesuffix(".md") == file:
+            return tree
+        tree = [tree.get(key) for key in ("parts", "chapters", "sections")]
+    if isinstance(tree, list):
+        for item in tree:
+            found = _entry(item, file)
+            if found is not None:
+                return found
+    return None
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 def _toc_file(line: str) -> str | None:
+    """The ``file`` a line of ``_toc.yml`` names, if it names one."""
     stripped = line.strip().removeprefix("- ").strip()
     if not stripped.startswith("file:"):
         return None
-    return stripped.removeprefix("file:").strip().removesuffix(".md")
+    value = stripped.removeprefix("file:").split("#", 1)[0].strip().strip("\"'")
+    return value.removesuffix(".md")
 
 
 def misconceptions_stub(notebook: ExerciseNotebook) -> str:

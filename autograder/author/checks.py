@@ -8,12 +8,21 @@ notebooks say which chapters exist; everything else is checked against them.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections import Counter
 from pathlib import Path
 
+import nbformat
+
+from autograder.author.seal import MARKERS as SOLUTION_MARKERS
+from autograder.author.seal import readable_solution, reference_namespace
+from autograder.learner import sealing
+from autograder.learner.probes import label, probe_results
 from autograder.load.course import (
     EXERCISES,
+    HIDDEN_BEGIN,
+    HIDDEN_END,
     REPO_ROOT,
     SOLUTIONS,
     Course,
@@ -52,22 +61,28 @@ def course_problems() -> list[str]:
 def stale_exercises(exercises: Course, solutions: Course) -> list[str]:
     """Where ``exercises`` is not what ``python -m autograder generate`` makes of ``solutions``.
 
-    Compared: the notebooks, their setup cells, and each function's hints, probes,
-    and visible tests with their points. (The seals are compared by the tests,
-    which run the reference solutions.)
+    Compared cell by cell, as a learner sees them: the text, the setup, each
+    solution cell around its solution region, the visible tests, the hints and
+    probes; and each function's seal, which must open with its reference
+    solution's answers (this runs the reference solutions).
     """
-    released = {notebook.id: _learner_view(notebook) for notebook in exercises.notebooks}
+    released = {notebook.id: notebook for notebook in exercises.notebooks}
     problems = []
     for notebook in solutions.notebooks:
-        view = released.pop(notebook.id, None)
-        if view is None:
+        mine = released.pop(notebook.id, None)
+        if mine is None:
             problems.append(
                 f"exercises/{notebook.id}/{notebook.filename} is missing: "
                 "run python -m autograder generate"
             )
-        elif view != _learner_view(notebook):
+        elif _learner_view(notebook.path, source=True) != _learner_view(mine.path, source=False):
             problems.append(
                 f"exercises/{notebook.id} is out of date with solutions/{notebook.id}: "
+                "run python -m autograder generate"
+            )
+        elif stale := stale_seals(mine, notebook):
+            problems.append(
+                f"exercises/{notebook.id} has a stale seal for {', '.join(stale)}: "
                 "run python -m autograder generate"
             )
     problems += [
@@ -77,17 +92,68 @@ def stale_exercises(exercises: Course, solutions: Course) -> list[str]:
     return problems
 
 
-def _learner_view(notebook: ExerciseNotebook) -> tuple[object, ...]:
-    functions = tuple(
-        (
-            function.name,
-            function.hints,
-            function.probes,
-            tuple((t.grade_id, t.points, t.visible_source.strip()) for t in function.tests),
-        )
-        for function in notebook.functions
+def stale_seals(released: ExerciseNotebook, source: ExerciseNotebook) -> list[str]:
+    """The functions of ``released`` whose seal does not open with the reference's answers."""
+    return list(
+        _stale_seals(released, source, released.path.read_bytes(), source.path.read_bytes())
     )
-    return notebook.setup_source, functions
+
+
+@functools.cache
+def _stale_seals(
+    released: ExerciseNotebook, source: ExerciseNotebook, *contents: bytes
+) -> tuple[str, ...]:
+    """:func:`stale_seals`, kept per content of both notebooks: it runs the solutions."""
+    namespace = reference_namespace(source)
+    sealed = {function.name: function.sealed for function in released.functions}
+    stale = []
+    for function in source.functions:
+        key = sealing.fingerprint(label(function), probe_results(function, namespace))
+        try:
+            opened = sealing.unseal(sealed.get(function.name, ""), key)
+        except sealing.SealError:
+            opened = None
+        if opened != readable_solution(function.source):
+            stale.append(function.name)
+    return tuple(stale)
+
+
+# What nbgrader puts where it removed a solution region.
+_STUB = {"# YOUR CODE HERE", "raise NotImplementedError()"}
+
+
+def _learner_view(path: Path, source: bool) -> list[tuple[object, ...]]:
+    """Each cell of the notebook at ``path`` as a learner's copy shows it.
+
+    For the course's ``source``, solution regions and hidden tests are taken out,
+    as nbgrader does; for a generated notebook, the stub nbgrader left in their place.
+    """
+    view = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        course = {k: v for k, v in cell.metadata.get("course", {}).items() if k != "sealed"}
+        lines = cell.source.splitlines()
+        if source and meta.get("solution"):
+            lines = _outside(lines, *SOLUTION_MARKERS)
+        elif source and meta.get("grade"):
+            lines = _outside(lines, HIDDEN_BEGIN, HIDDEN_END)
+        elif not source and meta.get("solution"):
+            lines = [line for line in lines if line.strip() not in _STUB]
+        kept = tuple(line.rstrip() for line in lines if line.strip())
+        view.append((cell.cell_type, meta.get("grade_id"), meta.get("points"), course, kept))
+    return view
+
+
+def _outside(lines: list[str], begin: str, end: str) -> list[str]:
+    kept, inside = [], False
+    for line in lines:
+        if line.strip() == begin:
+            inside = True
+        elif line.strip() == end:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return kept
 
 
 def misconception_cases(chapter: str) -> list[dict[str, str]] | None:

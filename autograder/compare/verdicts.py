@@ -10,9 +10,22 @@ from autograder.compare.explain import explain
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.load.course import TestCell
 
-OUTCOMES = ("passed", "failed", "error", "missing", "timeout", "memory", "crashed")
-"""``error``: the learner's code raised; ``memory``: it ran out of memory;
-``crashed``: its worker process died (a signal or an exit code)."""
+OUTCOMES = ("passed", "failed", "error", "timeout", "memory", "crashed", "missing")
+"""How a test cell can end, from best to worst: ``error``, the learner's code raised;
+``memory``, it ran out of memory; ``crashed``, its worker process died (a signal or
+an exit code); ``missing``, the function or the notebook is not there. A function's
+status is the worst outcome of its tests."""
+
+MARKS = {
+    "passed": "✅",
+    "failed": "❌",
+    "error": "⚠️",
+    "missing": "❔",
+    "timeout": "⏱️",
+    "memory": "💾",
+    "crashed": "💥",
+}
+"""The mark each outcome is shown with, in every report and in ``check``."""
 
 # Exceptions that mean "not an answer yet" or "an answer that cannot be read",
 # rather than the learner's code going wrong while it ran.

@@ -54,21 +54,13 @@ def _preload(argv: list[str]) -> None:
 
     # the setup cell of every exercise notebook imports these (0.1 s)
     from autograder import notebook, watchers  # noqa: F401
-    from autograder.execute import (
-        wire,  # noqa: F401
-        worker,  # noqa: F401
-    )
+    from autograder.execute import wire, worker  # noqa: F401
+    from autograder.store.folder import cache_settings
 
     for folder in _store_folder(argv):
         writable = "--writable" in argv
-        jax.config.update("jax_compilation_cache_dir", folder)
-        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
-        # XLA's own extra caches would put the folder's path into every cache key
-        jax.config.update("jax_persistent_cache_enable_xla_caches", "none")
-        # a reader never writes: no compile takes forever
-        jax.config.update(
-            "jax_persistent_cache_min_compile_time_secs", 0.0 if writable else float("inf")
-        )
+        for name, value in cache_settings(folder, writable).items():
+            jax.config.update(name, value)
         if writable:
             from autograder.store.jax_internals import record_lowerings
 

@@ -29,7 +29,7 @@ from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
-from autograder.load.course import Course, grader_sources
+from autograder.load.course import Course, course_fingerprint
 from autograder.load.submissions import Submission
 from autograder.report.model import NotebookNote, Report, StudentResult
 from autograder.report.text import clean
@@ -83,8 +83,7 @@ class ResultCache:
         # where compiled operations are read from changes no result
         for part in (CACHE_FORMAT, repr(replace(limits, compile_store=None)), str(seed)):
             common.update(part.encode() + b"\0")
-        for path in _fingerprinted_files(course):
-            common.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
+        common.update(course_fingerprint(course))
         self._common = common.digest()
 
     def key(self, submission: Submission) -> str:
@@ -120,12 +119,6 @@ class ResultCache:
                 f"note: results are not kept for the next run: {exc.filename or self.folder}: "
                 f"{exc.strerror} (--cache-dir chooses another folder)"
             )
-
-
-def _fingerprinted_files(course: Course) -> list[Path]:
-    grader = grader_sources()
-    notebooks = [p for n in course.notebooks for p in (n.path, n.released_path) if p.exists()]
-    return grader + sorted(notebooks)
 
 
 def _read(path: Path | None) -> bytes:

@@ -40,7 +40,7 @@ from autograder.grade.batch import grading_context
 from autograder.grade.submission import grade_submission
 from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
 from autograder.learner.seeding import seeded
-from autograder.load.course import Course, grader_sources
+from autograder.load.course import Course, course_fingerprint
 from autograder.load.submissions import Submission
 from autograder.store import jax_internals
 from autograder.store.folder import DURATIONS, CompileStore
@@ -62,7 +62,8 @@ def prepare(
 
     Filling grades the reference solutions, ``jobs`` notebooks at once. Returns
     None (grade without a store) when workers run without bubblewrap, where a
-    read-only mount cannot be enforced, or when the store cannot be filled: this
+    read-only mount cannot be enforced (the command line says so once, for the
+    sandbox as a whole), or when the store cannot be filled: this
     JAX lacks an internal name the judge of :mod:`autograder.store.jax_internals`
     needs, the reference run fails, or its record of what it compiled cannot be
     read. A failure is recorded beside the store and not tried again until the
@@ -89,14 +90,20 @@ def prepare(
         reason = f"{exc.filename or root}: {exc.strerror}"
     if reason is None:
         return CompileStore(str(folder))
+    try:
+        failed.write_text(
+            json.dumps({"reason": reason, "jax": jax_internals.jax_version()}), encoding="utf-8"
+        )
+    except OSError as exc:
+        say(
+            f"note: grading without the compile store: {reason}; the next run tries again, "
+            f"since {failed} cannot be written ({exc.strerror})"
+        )
+        return None
     say(
         f"note: grading without the compile store: {reason}; this is not tried again "
         f"until JAX or the course changes (delete {failed} to try sooner)"
     )
-    with contextlib.suppress(OSError):
-        failed.write_text(
-            json.dumps({"reason": reason, "jax": jax_internals.jax_version()}), encoding="utf-8"
-        )
     return None
 
 
@@ -123,6 +130,8 @@ def _fill_all(
             return f"the reference solutions of {', '.join(short)} did not earn every point"
         if not _remove_course_code(staging):
             return "the record of what the reference run compiled could not be read"
+        if not any(ENTRY.match(entry.name) for entry in staging.iterdir()):
+            return "no compiled operation was judged JAX's own (did JAX change?)"
         durations = {
             notebook: seconds for notebook, (_ok, seconds) in zip(notebooks, filled, strict=True)
         }
@@ -182,8 +191,7 @@ def _remove_course_code(folder: Path) -> bool:
 def _fingerprint(course: Course, seed: int) -> str:
     """A name for the store: changes with the course, the grader, the seed and Python."""
     digest = hashlib.sha256(f"{sys.version}\0{seed}\0".encode())
-    for path in grader_sources() + [n.path for n in course.notebooks]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(course_fingerprint(course))
     try:
         from importlib.metadata import version
 

@@ -4,5 +4,6 @@ Holds the bubblewrap sandbox, the cap on a worker's processes, and the grader's
 side of the zygotes: warm, sandboxed parents that fork one fresh worker per
 notebook.
 
-May import: :mod:`autograder.store` (to mount the compile store read-only).
+May import: :mod:`autograder.store` (to mount the compile store read-only) and
+:mod:`autograder.load` (where the package lies).
 """

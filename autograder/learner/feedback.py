@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from autograder.compare.verdicts import run_test_cell
+from autograder.compare.verdicts import MARKS, run_test_cell
 from autograder.learner import progress, sealing
 from autograder.learner.probes import label, probe_results
 from autograder.load.course import GradedFunction, learner_course_folder, load_course
@@ -69,7 +69,7 @@ def check(name: str) -> None:
         return
     namespace = dict(_learner_namespace())
     if not callable(namespace.get(name)):
-        print(f"❔ {name} is not defined yet: run the cell that defines it first.")
+        print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
         progress.record({name: False}, _notebook_file(function))
         return
     failures = [
@@ -81,9 +81,12 @@ def check(name: str) -> None:
     ]
     progress.record({name: not failures}, _notebook_file(function))
     if not failures:
-        print(f"✅ {name} passes its visible tests. Grading adds hidden tests on other inputs.")
+        print(
+            f"{MARKS['passed']} {name} passes its visible tests. "
+            "Grading adds hidden tests on other inputs."
+        )
         return
-    print(f"❌ {name}: {failures[0]}")
+    print(f"{MARKS['failed']} {name}: {failures[0]}")
     if function.hints:
         count = len(function.hints)
         print(f'   Stuck? Run hint("{name}"): each run shows one more of its {count} hints.')
@@ -137,7 +140,7 @@ def solution(name: str) -> None:
         return
     namespace = dict(_learner_namespace())
     if not callable(namespace.get(name)):
-        print(f"❔ {name} is not defined yet: run the cell that defines it first.")
+        print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
         return
     locked = f"🔒 The reference solution of {name} opens once your {name} is right."
     try:

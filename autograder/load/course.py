@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -37,6 +38,20 @@ HIDDEN_END = "### END HIDDEN TESTS"
 def grader_sources() -> list[Path]:
     """The grader's own Python files, in a fixed order (what a release or bundle copies)."""
     return sorted(p for p in PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def course_fingerprint(course: Course) -> bytes:
+    """A digest of the grader's code and ``course``'s notebooks (source and released).
+
+    What a stored result or a compiled operation depends on, besides what its
+    store adds (the seed, the limits, the versions of Python and JAX).
+    """
+    notebooks = [p for n in course.notebooks for p in (n.path, n.released_path) if p.exists()]
+    digest = hashlib.sha256()
+    for path in grader_sources() + sorted(notebooks):
+        name = path.relative_to(REPO_ROOT).as_posix() if REPO_ROOT in path.parents else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
 
 
 class CourseError(Exception):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.report.model import STATUS_MARKS, ExerciseResult, StudentResult
+from autograder.compare.verdicts import MARKS
+from autograder.report.model import ExerciseResult, StudentResult
 from autograder.report.text import markdown_cell
 
 SOLVED = "solved"
@@ -76,7 +77,7 @@ def to_markdown(result: StudentResult) -> str:
         "| --- | ---: | --- |",
     ]
     for state in states:
-        mark = "✅" if state.solved else "❌"
+        mark = MARKS["passed"] if state.solved else MARKS["failed"]
         lines.append(
             f"| {state.notebook} | {state.passing} / {state.functions} | {mark} {state.state} |"
         )
@@ -88,8 +89,8 @@ def to_markdown(result: StudentResult) -> str:
 
 
 def _function_row(exercise: ExerciseResult) -> str:
-    message = next((t.message for t in exercise.tests if t.message), "")
+    message = exercise.first_message
     # A traceback's first line says what went wrong; the rest does not fit a table cell.
     first_line = message.strip().splitlines()[0] if message.strip() else ""
-    status = f"{STATUS_MARKS.get(exercise.status, '')} {exercise.status}"
+    status = f"{MARKS.get(exercise.status, '')} {exercise.status}"
     return f"| {exercise.notebook} | `{exercise.name}` | {status} | {markdown_cell(first_line)} |"

@@ -18,9 +18,10 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from autograder.compare.verdicts import MARKS
 from autograder.load.course import Course
 from autograder.report.checking import NotebookState
-from autograder.report.model import STATUS_MARKS, SUMMARY_COLUMNS, Report, StudentResult
+from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult
 from autograder.report.text import points
 
 _STYLE = {
@@ -67,7 +68,7 @@ def print_student(out: Console, student: StudentResult) -> None:
     for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
         table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
     for exercise in student.exercises:
-        message = next((t.message for t in exercise.tests if t.message), "")
+        message = exercise.first_message
         style = _STYLE.get(exercise.status, "")
         table.add_row(
             exercise.notebook,
@@ -78,8 +79,7 @@ def print_student(out: Console, student: StudentResult) -> None:
         )
     out.print(table)
     for note in student.notes:
-        where = f"{note.notebook}: " if note.notebook else ""
-        out.print(f"[dim]note[/dim] {escape(where + note.message)}", markup=True)
+        out.print(f"[dim]note[/dim] {escape(note.text)}", markup=True)
 
 
 def print_feedback(out: Console, student: StudentResult) -> None:
@@ -94,9 +94,7 @@ def print_feedback(out: Console, student: StudentResult) -> None:
             notebook = exercise.notebook
             out.print(f"[bold]{notebook}[/bold]")
         score = f"{points(exercise.score)} / {points(exercise.max_score)}"
-        out.print(
-            f"{STATUS_MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}"
-        )
+        out.print(f"{MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}")
         for test in exercise.tests:
             if test.message:
                 out.print(f"   {test.message}", markup=False)

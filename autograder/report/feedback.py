@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from autograder.report.model import STATUS_MARKS, StudentResult
+from autograder.compare.verdicts import MARKS
+from autograder.report.model import StudentResult
 from autograder.report.text import markdown_cell, points
 
 _UNSAFE_IN_FILENAMES = re.compile(r"[^\w.-]")
@@ -35,7 +36,7 @@ def to_feedback(student: StudentResult) -> str:
         if exercise.notebook != notebook:
             notebook = exercise.notebook
             lines += ["", f"## {markdown_cell(notebook)}"]
-        mark = STATUS_MARKS.get(exercise.status, "")
+        mark = MARKS.get(exercise.status, "")
         score = f"{points(exercise.score)} / {points(exercise.max_score)}"
         lines += ["", f"### {mark} `{exercise.name}`: {score} ({exercise.status})", ""]
         for test in exercise.tests:
@@ -48,8 +49,7 @@ def to_feedback(student: StudentResult) -> str:
     if student.notes:
         lines += ["", "## Notes", ""]
         for note in student.notes:
-            where = f"{note.notebook}: " if note.notebook else ""
-            lines.append(f"- {markdown_cell(where + note.message)}")
+            lines.append(f"- {markdown_cell(note.text)}")
     return "\n".join(lines) + "\n"
 
 

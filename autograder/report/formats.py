@@ -9,9 +9,9 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from autograder.compare.verdicts import MARKS
 from autograder.report.model import (
     HINTS_RECORD_NOTE,
-    STATUS_MARKS,
     SUMMARY_COLUMNS,
     ExerciseResult,
     Report,
@@ -31,7 +31,7 @@ def to_junit(report: Report) -> str:
             "testsuite",
             name=student.student,
             tests=str(len(tests)),
-            failures=str(sum(t.outcome in ("failed", "timeout", "missing") for _, t in tests)),
+            failures=str(sum(t.outcome not in ("passed", "error") for _, t in tests)),
             errors=str(sum(t.outcome == "error" for _, t in tests)),
         )
         for exercise, test in tests:
@@ -71,9 +71,7 @@ def to_markdown(report: Report) -> str:
         "| --- | ---: | ---: | --- |",
     ]
     for student in report.students:
-        others = ", ".join(
-            f"{STATUS_MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed
-        )
+        others = ", ".join(f"{MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed)
         lines.append(
             f"| {markdown_cell(student.student)} "
             f"| {points(student.score)} / {points(student.max_score)} "
@@ -85,15 +83,14 @@ def to_markdown(report: Report) -> str:
             continue
         lines += ["", f"### {markdown_cell(student.student)}", ""]
         for exercise in details:
-            message = next((t.message for t in exercise.tests if t.message), "")
-            mark = STATUS_MARKS[exercise.status]
+            message = exercise.first_message
+            mark = MARKS[exercise.status]
             title = f"{exercise.notebook} · {exercise.name}"
             lines.append(f"- {mark} **{title}**: {markdown_cell(message)}")
             if exercise.hint:
                 lines.append(f"  - Hint: {markdown_cell(exercise.hint)}")
         for note in student.notes:
-            where = f"{note.notebook}: " if note.notebook else ""
-            lines.append(f"- ℹ️ {markdown_cell(where + note.message)}")
+            lines.append(f"- ℹ️ {markdown_cell(note.text)}")
     lines += ["", "### Hints opened", "", HINTS_RECORD_NOTE, ""]
     lines += ["| Student | Hints opened, per function |", "| --- | --- |"]
     for student in report.students:
@@ -210,7 +207,7 @@ def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -
             f"{waiting} of {len(tests)} results depend on hidden tests: "
             "they are shown once grades are published."
         )
-    lines += [f"{n.notebook}: {n.message}" if n.notebook else n.message for n in student.notes]
+    lines += [note.text for note in student.notes]
     return "\n".join(lines)
 
 

@@ -10,17 +10,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from autograder.compare.verdicts import OUTCOMES
+
 SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed")
 """The columns of a class's summary, on the terminal and in Markdown."""
-STATUS_MARKS = {
-    "passed": "✅",
-    "failed": "❌",
-    "error": "⚠️",
-    "missing": "❔",
-    "timeout": "⏱️",
-    "memory": "💾",
-    "crashed": "💥",
-}
 
 
 @dataclass
@@ -63,12 +56,15 @@ class ExerciseResult:
         return sum(test.points for test in self.tests)
 
     @property
+    def first_message(self) -> str:
+        """The first message its tests gave, the one a one-line summary shows."""
+        return next((test.message for test in self.tests if test.message), "")
+
+    @property
     def status(self) -> str:
-        outcomes = {test.outcome for test in self.tests}
-        for status in ("missing", "crashed", "memory", "timeout", "error", "failed"):
-            if status in outcomes:
-                return status
-        return "passed" if self.tests else "missing"
+        if not self.tests:
+            return "missing"
+        return max((test.outcome for test in self.tests), key=OUTCOMES.index)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +99,11 @@ class NotebookNote:
 
     notebook: str
     message: str
+
+    @property
+    def text(self) -> str:
+        """The note as every format shows it: ``notebook: message``, or the message alone."""
+        return f"{self.notebook}: {self.message}" if self.notebook else self.message
 
 
 @dataclass

@@ -47,25 +47,40 @@ def default_folder() -> Path:
     return cache_root() / "compiled"
 
 
-def keep_graders_own(folder: Path) -> None:
+def cache_settings(folder: str, writable: bool) -> dict[str, object]:
+    """JAX's settings for reading compiled operations from ``folder`` (and writing them there).
+
+    A reader never writes: no compile takes infinitely long. XLA's own extra
+    caches stay off, since they would put the folder's path into every cache key.
+    """
+    return {
+        "jax_compilation_cache_dir": folder,
+        "jax_persistent_cache_min_entry_size_bytes": -1,
+        "jax_persistent_cache_min_compile_time_secs": 0.0 if writable else float("inf"),
+        "jax_persistent_cache_enable_xla_caches": "none",
+    }
+
+
+def keep_graders_own(folder: Path) -> str | None:
     """Let this grading process, and the grading processes it starts, keep what they compile.
 
     The hidden tests' own JAX work (the expected values) then compiles once per
     course version instead of once per grading process. ``folder`` is never
     mounted into a sandbox; call this only when workers run under bubblewrap,
-    since a worker without it could write there.
+    since a worker without it could write there. Returns why it cannot be used,
+    or None.
     """
-    settings = {
-        "jax_compilation_cache_dir": str(folder),
-        "jax_persistent_cache_min_entry_size_bytes": -1,
-        "jax_persistent_cache_min_compile_time_secs": 0.0,
-        "jax_persistent_cache_enable_xla_caches": "none",
-    }
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"{exc.filename or folder}: {exc.strerror}"
+    settings = cache_settings(str(folder), writable=True)
     for name, value in settings.items():
         os.environ[name.upper()] = str(value)  # read by JAX when a new process imports it
     if "jax" in sys.modules:
         for name, value in settings.items():
             sys.modules["jax"].config.update(name, value)
+    return None
 
 
 def store_arguments(store: CompileStore | None) -> list[str]:

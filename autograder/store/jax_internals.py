@@ -64,6 +64,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jax._src.named_sharding", "UnspecifiedValue"),
     ("jax._src.named_sharding", "NamedSharding"),
     ("jax._src.lib.mlir", "ir.StringAttr"),
+    ("jax._src.interpreters.mlir", "LoweringParameters"),
     # replaced, or wrapped in place
     ("jax._src.interpreters.pxla", "lower_sharding_computation"),
     ("jax._src.interpreters.partial_eval", "custom_staging_rules"),
@@ -114,6 +115,31 @@ def missing() -> list[str]:
             gone.append("jax._src.interpreters.partial_eval.custom_staging_rules[jit_p]")
         if "cpu" not in mlir._platform_specific_lowerings:
             gone.append("jax._src.interpreters.mlir._platform_specific_lowerings['cpu']")
+        gone += _missing_in_use()
+    return gone
+
+
+def _missing_in_use() -> list[str]:
+    """What the judge reads of a lowering and of a traced jaxpr, tried on a tiny function."""
+    import inspect
+
+    import jax
+    from jax._src.interpreters import mlir, pxla
+
+    gone = []
+    if "lowering_parameters" not in inspect.signature(pxla.lower_sharding_computation).parameters:
+        gone.append("the lowering_parameters argument of lower_sharding_computation")
+    if not hasattr(mlir.LoweringParameters(), "override_lowering_rules"):
+        gone.append("jax._src.interpreters.mlir.LoweringParameters.override_lowering_rules")
+    jaxpr = jax.make_jaxpr(lambda x: x + 1)(1.0).jaxpr
+    try:
+        _defined_at(jaxpr)
+    except AttributeError:
+        gone.append("a jaxpr's debug_info.func_src_info")
+    try:
+        [frame.file_name for eqn in jaxpr.eqns for frame in eqn.source_info.traceback.frames]
+    except AttributeError:
+        gone.append("an equation's source_info.traceback.frames[].file_name")
     return gone
 
 
