@@ -1,4 +1,4 @@
-"""``python -m autograder``: grade and merge, check and status, generate, chapter, release.
+"""``python -m autograder``: grade and merge, check, hint and status, generate, chapter, release.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
