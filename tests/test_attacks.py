@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import pytest
@@ -15,6 +16,13 @@ from conftest import run_cli
 LIMITS = ("--timeout", "60", "--cell-timeout", "5", "--call-timeout", "5")
 SANDBOXED = bubblewrap.bubblewrap() is not None
 CAPPED = processes.available()
+
+
+# CPython 3.13.0 to 3.13.7 skip the recursion limit's check on some calls (python/cpython
+# issue 132744): there a runaway recursion ends at the memory or time limit, not in
+# RecursionError, and is reported so; the function still earns nothing.
+RECURSION_UNCHECKED = (3, 13) <= sys.version_info[:3] < (3, 13, 8)
+RUNAWAY_ENDINGS = {"timeout", "memory", "crashed"}
 
 
 def runnable_here(attack) -> bool:
@@ -62,7 +70,13 @@ def test_an_attack_gets_exactly_the_score_and_statuses_its_functions_earn(graded
     cases, report, _, _ = graded
     if attack not in cases:
         pytest.skip("needs bubblewrap and a process cap to be harmless")
-    assert differences(report, expectations([attack])) == []
+    expected = expectations([attack])
+    if RECURSION_UNCHECKED and attack.name == "deep_recursion":
+        (learner,) = [s for s in report["students"] if s["student"] == attack.name]
+        status = {e["name"]: e["status"] for e in learner["exercises"]}["count_leaves"]
+        assert status in RUNAWAY_ENDINGS and learner["score"] == expected[attack.name]["score"]
+        return
+    assert differences(report, expected) == []
 
 
 def test_the_expectations_file_lists_every_case():

@@ -64,7 +64,7 @@ def test_a_learner_exception_carries_its_type_and_learner_frames(run_cells):
     with pytest.raises(LearnerError) as caught:
         run.call("bad", ({},), {})
     assert caught.value.type == "KeyError"
-    assert "cell 1, line 2, in bad" in caught.value.traceback
+    assert 'the cell "def bad(x):", line 2, in bad' in caught.value.traceback
 
 
 def test_a_function_that_kills_the_worker_is_reported_as_a_crash(run_cells):

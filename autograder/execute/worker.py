@@ -26,6 +26,7 @@ from typing import Any
 
 from autograder.execute import channel, wire
 from autograder.learner.watchers import WATCHERS
+from autograder.load.learner_notebook import cell_label
 
 MAX_MESSAGE_TEXT = 2000
 
@@ -63,7 +64,7 @@ def describe_exception(exc: BaseException) -> dict[str, str]:
     ]
     lines = _collapse_repeats(
         [
-            f"  {frame.filename[1:-1]}, line {frame.lineno}, in {frame.name}\n"
+            f"  {_cell_named(frame.filename)}, line {frame.lineno}, in {frame.name}\n"
             + (f"    {frame.line}\n" if frame.line else "")
             for frame in frames
         ]
@@ -75,6 +76,11 @@ def describe_exception(exc: BaseException) -> dict[str, str]:
         "message": message[:MAX_MESSAGE_TEXT],
         "traceback": "".join(lines)[-MAX_MESSAGE_TEXT:],
     }
+
+
+def _cell_named(filename: str) -> str:
+    """A cell's frame as the learner can find it: by the cell's first line, not a number."""
+    return cell_label("".join(linecache.getlines(filename)))
 
 
 def _collapse_repeats(entries: list[str], keep: int = 3) -> list[str]:
