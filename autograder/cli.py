@@ -13,12 +13,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from autograder.author.chapter import add_chapter
-from autograder.author.generate import generate_exercises
+from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
 from autograder.execute.run import Limits
@@ -496,11 +495,6 @@ def _gradescope_bundle(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    with tempfile.TemporaryDirectory() as scratch:
-        generate_exercises(Path(scratch))
-        for source in Path(scratch).glob("*/*.ipynb"):
-            target = EXERCISES / source.relative_to(scratch)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
-            print(f"wrote {target.relative_to(REPO_ROOT)}")
+    for path in update_exercises():
+        print(f"wrote {path.relative_to(REPO_ROOT)}")
     return 0

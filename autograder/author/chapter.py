@@ -8,15 +8,11 @@ runs the course's checks (:mod:`autograder.author.checks`).
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import yaml
 
 from autograder.author.checks import MISCONCEPTIONS, course_problems
-from autograder.author.generate import generate_exercises
+from autograder.author.generate import update_exercises
 from autograder.load.course import (
-    EXERCISES,
     REPO_ROOT,
     SOLUTIONS,
     CourseError,
@@ -45,12 +41,7 @@ def add_chapter(chapter: str, after: str | None = None) -> tuple[list[str], list
     if not stub.exists():
         stub.write_text(misconceptions_stub(notebook), encoding="utf-8")
         written.append(f"{stub.relative_to(REPO_ROOT)} (to fill in)")
-    with tempfile.TemporaryDirectory() as scratch:
-        for generated in generate_exercises(Path(scratch), [chapter]):
-            target = EXERCISES / generated.relative_to(scratch)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(generated.read_bytes())
-            written.append(str(target.relative_to(REPO_ROOT)))
+    written += [str(path.relative_to(REPO_ROOT)) for path in update_exercises([chapter])]
     return written, course_problems()
 
 

@@ -16,19 +16,17 @@ from pathlib import Path
 import nbformat
 
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
-from autograder.author.seal import readable_solution, reference_namespace
-from autograder.learner import sealing
-from autograder.learner.probes import label, probe_results
+from autograder.author.seal import reference_namespace, sealed_solution
 from autograder.load.course import (
     EXERCISES,
-    HIDDEN_BEGIN,
-    HIDDEN_END,
     REPO_ROOT,
     SOLUTIONS,
     Course,
     CourseError,
     ExerciseNotebook,
+    hidden_lines,
     load_course,
+    region_lines,
     toc_order,
 )
 
@@ -103,19 +101,18 @@ def stale_seals(released: ExerciseNotebook, source: ExerciseNotebook) -> list[st
 def _stale_seals(
     released: ExerciseNotebook, source: ExerciseNotebook, *contents: bytes
 ) -> tuple[str, ...]:
-    """:func:`stale_seals`, kept per content of both notebooks: it runs the solutions."""
+    """:func:`stale_seals`, kept per content of both notebooks: it runs the solutions.
+
+    A seal is the same for the same solution and key, so a current one is equal to
+    the seal made now.
+    """
     namespace = reference_namespace(source)
     sealed = {function.name: function.sealed for function in released.functions}
-    stale = []
-    for function in source.functions:
-        key = sealing.fingerprint(label(function), probe_results(function, namespace))
-        try:
-            opened = sealing.unseal(sealed.get(function.name, ""), key)
-        except sealing.SealError:
-            opened = None
-        if opened != readable_solution(function.source):
-            stale.append(function.name)
-    return tuple(stale)
+    return tuple(
+        function.name
+        for function in source.functions
+        if sealed.get(function.name) != sealed_solution(function, namespace)
+    )
 
 
 # What nbgrader puts where it removed a solution region.
@@ -133,27 +130,17 @@ def _learner_view(path: Path, source: bool) -> list[tuple[object, ...]]:
         meta = cell.metadata.get("nbgrader", {})
         course = {k: v for k, v in cell.metadata.get("course", {}).items() if k != "sealed"}
         lines = cell.source.splitlines()
+        removed: frozenset[int] = frozenset()
         if source and meta.get("solution"):
-            lines = _outside(lines, *SOLUTION_MARKERS)
+            removed = region_lines(cell.source, *SOLUTION_MARKERS)
         elif source and meta.get("grade"):
-            lines = _outside(lines, HIDDEN_BEGIN, HIDDEN_END)
-        elif not source and meta.get("solution"):
+            removed = hidden_lines(cell.source)
+        lines = [line for number, line in enumerate(lines, start=1) if number not in removed]
+        if not source and meta.get("solution"):
             lines = [line for line in lines if line.strip() not in _STUB]
         kept = tuple(line.rstrip() for line in lines if line.strip())
         view.append((cell.cell_type, meta.get("grade_id"), meta.get("points"), course, kept))
     return view
-
-
-def _outside(lines: list[str], begin: str, end: str) -> list[str]:
-    kept, inside = [], False
-    for line in lines:
-        if line.strip() == begin:
-            inside = True
-        elif line.strip() == end:
-            inside = False
-        elif not inside:
-            kept.append(line)
-    return kept
 
 
 def misconception_cases(chapter: str) -> list[dict[str, str]] | None:

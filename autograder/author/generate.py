@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.author.seal import seal_released
-from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 
 
 def generate_exercises(release_directory: Path, chapters: Sequence[str] = ()) -> list[Path]:
@@ -36,4 +37,20 @@ def generate_exercises(release_directory: Path, chapters: Sequence[str] = ()) ->
         released = release_directory / notebook.id / notebook.filename
         seal_released(notebook, released)
         written.append(released)
+    return written
+
+
+def update_exercises(chapters: Sequence[str] = ()) -> list[Path]:
+    """Generate the exercise notebooks (only ``chapters`` when given) into ``exercises/``.
+
+    Generated apart first, so a failing nbgrader run leaves ``exercises/`` as it was.
+    Returns the notebooks written.
+    """
+    written = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for generated in generate_exercises(Path(scratch), chapters):
+            target = EXERCISES / generated.relative_to(scratch)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(generated.read_bytes())
+            written.append(target)
     return written

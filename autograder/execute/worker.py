@@ -62,9 +62,10 @@ def describe_exception(exc: BaseException) -> dict[str, str]:
         for frame in traceback.extract_tb(exc.__traceback__)
         if frame.filename.startswith("<cell ")
     ]
+    cells = {frame.filename: _cell_named(frame.filename) for frame in frames}
     lines = _collapse_repeats(
         [
-            f"  {_cell_named(frame.filename)}, line {frame.lineno}, in {frame.name}\n"
+            f"  {cells[frame.filename]}, line {frame.lineno}, in {frame.name}\n"
             + (f"    {frame.line}\n" if frame.line else "")
             for frame in frames
         ]

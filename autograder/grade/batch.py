@@ -1,7 +1,6 @@
 """Grading a class: several submissions at once, one shard of a class, results reused.
 
 - :func:`grade_all` grades every submission into a :class:`~autograder.report.model.Report`.
-
 - :func:`grade_many` grades notebooks in ``jobs`` trusted grading processes at
   once; each still runs every notebook in its own fresh, limited worker. Results
   come back in the submissions' order, so the report does not depend on ``jobs``.

@@ -54,6 +54,14 @@ def _learner_namespace() -> dict[str, Any]:
     return frame.f_globals if frame is not None else {}
 
 
+def _defined(namespace: dict[str, Any], name: str) -> bool:
+    """Whether the learner has run the cell that defines ``name``; says so when not."""
+    if callable(namespace.get(name)):
+        return True
+    print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
+    return False
+
+
 def _notebook_file(function: GradedFunction) -> str:
     """The notebook this kernel runs, as Jupyter names it; else the exercise's file name."""
     session = os.environ.get("JPY_SESSION_NAME")
@@ -68,8 +76,7 @@ def check(name: str) -> None:
     if function is None:
         return
     namespace = dict(_learner_namespace())
-    if not callable(namespace.get(name)):
-        print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
+    if not _defined(namespace, name):
         progress.record({name: False}, _notebook_file(function))
         return
     failures = [
@@ -139,8 +146,7 @@ def solution(name: str) -> None:
         print(f"{name} has no reference solution to reveal.")
         return
     namespace = dict(_learner_namespace())
-    if not callable(namespace.get(name)):
-        print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
+    if not _defined(namespace, name):
         return
     locked = f"🔒 The reference solution of {name} opens once your {name} is right."
     try:

@@ -339,14 +339,20 @@ def _names(source: str) -> tuple[set[str], set[str]]:
 
 def hidden_lines(source: str) -> frozenset[int]:
     """1-based numbers of the lines inside hidden-test regions, markers included."""
-    hidden: set[int] = set()
+    return region_lines(source, HIDDEN_BEGIN, HIDDEN_END)
+
+
+def region_lines(source: str, begin: str, end: str) -> frozenset[int]:
+    """1-based numbers of the lines from each ``begin`` marker line to its ``end``, both
+    included (markers stand on lines of their own, as nbgrader's do)."""
+    region: set[int] = set()
     inside = False
     for number, line in enumerate(source.splitlines(), start=1):
         marker = line.strip()
-        if marker == HIDDEN_BEGIN:
+        if marker == begin:
             inside = True
         if inside:
-            hidden.add(number)
-        if marker == HIDDEN_END:
+            region.add(number)
+        if marker == end:
             inside = False
-    return frozenset(hidden)
+    return frozenset(region)

@@ -31,9 +31,14 @@ def cells_to_run(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> list[
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in exercise.test_grade_ids:
             continue
-        source = cell.get("source", "")
-        cells.append((number, source if isinstance(source, str) else "".join(source)))
+        cells.append((number, _source(cell)))
     return cells
+
+
+def _source(cell: nbformat.NotebookNode) -> str:
+    """A cell's source as one string (a notebook file may store it as a list of lines)."""
+    source = cell.get("source", "")
+    return source if isinstance(source, str) else "".join(source)
 
 
 def hints_opened(nb: nbformat.NotebookNode) -> dict[str, int]:
@@ -79,8 +84,7 @@ def cells_naming_the_grader(nb: nbformat.NotebookNode) -> list[str]:
     found = []
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        source = cell.get("source", "")
-        source = source if isinstance(source, str) else "".join(source)
+        source = _source(cell)
         if cell.get("cell_type") == "code" and not meta.get("locked") and "autograder" in source:
             found.append(cell_label(source))
     return found
