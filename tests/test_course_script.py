@@ -77,3 +77,33 @@ def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built):
     finally:
         if serving.poll() is None:
             os.killpg(serving.pid, signal.SIGKILL)
+
+
+def port_just_closed() -> int:
+    """A port whose server closed a connection first and stopped: only TIME-WAIT is left."""
+    with socket.socket() as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = server.accept()
+        accepted.close()  # the server's side closes first, as an HTTP server does
+        client.close()
+    return port
+
+
+@pytest.mark.slow
+def test_serve_starts_on_a_port_a_stopped_server_just_left(built):
+    book = port_just_closed()
+    environment = {**os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(free_port())}
+    serving = subprocess.Popen(
+        ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: answers(book) or serving.poll() is not None, 600)
+        assert serving.poll() is None, serving.stdout.read()
+    finally:
+        os.killpg(serving.pid, signal.SIGTERM)
+        serving.wait(timeout=60)
