@@ -20,7 +20,12 @@ from autograder.author.chapter import add_chapter
 from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
-from autograder.execute.run import Limits
+from autograder.execute.run import (
+    CALL_FACTOR,
+    CALL_FLOOR_SECONDS,
+    UNMEASURED_CALL_SECONDS,
+    Limits,
+)
 from autograder.grade import fill_store
 from autograder.grade.batch import ResultCache, default_cache_folder, grade_all, shard
 from autograder.grade.submission import grade_submission
@@ -227,8 +232,10 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         help=f"wall-clock limit for one cell (default {defaults.cell_seconds:g})",
     )  # fmt: skip
     parser.add_argument(
-        "--call-timeout", type=_positive, default=defaults.call_seconds, metavar="SECONDS",
-        help=f"wall-clock limit for one call of a function (default {defaults.call_seconds:g})",
+        "--call-timeout", type=_positive, default=None, metavar="SECONDS",
+        help="a fixed wall-clock limit for every call of a function (default: grade takes "
+        f"the larger of {CALL_FLOOR_SECONDS:g} s and {CALL_FACTOR:g} times what the reference "
+        f"solution took on the same call; check takes {UNMEASURED_CALL_SECONDS:g} s)",
     )  # fmt: skip
     parser.add_argument(
         "--memory", type=_positive, default=defaults.memory_bytes / 2**20, metavar="MIB",
@@ -397,7 +404,9 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
 def _check(args: argparse.Namespace) -> int:
     course = load_course(learner_course_folder())
     notebooks = _all_notebooks(course) if args.all else _one_notebook(args.notebook, course)
-    result = grade_submission(Submission("your notebooks", notebooks), course, _limits(args))
+    # a learner's copy of the course has no reference solutions to time
+    submission = Submission("your notebooks", notebooks)
+    result = grade_submission(submission, course, _limits(args), timed_reference=False)
     out = console.console()
     console.print_feedback(out, result)
     for notebook_id, path in notebooks.items():

@@ -21,7 +21,12 @@ class LearnerError(Exception):
 
 
 class CallTimeout(Exception):
-    """A call did not return within the limit."""
+    """A call did not return within ``seconds``; ``why`` says how that limit was set."""
+
+    def __init__(self, seconds: float = 0.0, why: str = "") -> None:
+        super().__init__(f"no return within {seconds:g} s")
+        self.seconds = seconds
+        self.why = why
 
 
 class WorkerCrashed(Exception):

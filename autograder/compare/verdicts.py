@@ -64,8 +64,9 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
     except CallTimeout as exc:
         return Verdict(
             "timeout",
-            f"{test.function} did not return within the time limit: "
-            "look for a loop that never ends.",
+            f"{test.function} did not return within its time limit"
+            + (f" ({exc.why})" if exc.why else "")
+            + ": look for a loop that never ends.",
             _in_hidden(exc, test),
         )
     except WorkerCrashed as exc:

@@ -37,6 +37,13 @@ def send(fd: int, message: dict[str, Any]) -> None:
         raise ChannelClosed(str(exc)) from None
 
 
+def readable(fd: int, timeout: float) -> bool:
+    """Whether something (a message, or the end of the pipe) arrives within ``timeout`` seconds."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        return bool(selector.select(max(timeout, 0.0)))
+
+
 def receive(fd: int, timeout: float | None = None) -> dict[str, Any]:
     """Read one message, waiting at most ``timeout`` seconds (forever when None)."""
     deadline = None if timeout is None else time.monotonic() + timeout

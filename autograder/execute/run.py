@@ -10,10 +10,12 @@ cell costs only what depends on it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import select
 import signal
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,19 +24,48 @@ from autograder.execute import channel, wire
 from autograder.isolate import zygotes
 from autograder.store.folder import CompileStore
 
+CALL_FLOOR_SECONDS = 1.0
+CALL_FACTOR = 50.0
+UNMEASURED_CALL_SECONDS = 10.0
+"""A call's limit where no reference time can be had (``check``, which has no solutions)."""
+
+DERIVED_LIMIT = (
+    f"the larger of {CALL_FLOOR_SECONDS:g} s and {CALL_FACTOR:g} times what the reference "
+    "solution took on the same call"
+)
+
+ReferenceSeconds = Callable[[str, int], float | None]
+"""Seconds the reference solution took on call ``number`` (from 0) of test ``label``, or None
+when it made no such call."""
+
 
 @dataclass(frozen=True)
 class Limits:
-    """What one notebook may use. Times are wall-clock seconds."""
+    """What one notebook may use. Times are wall-clock seconds.
+
+    ``call_seconds`` None derives each call's limit from the reference solution's
+    time on the same call (see :meth:`NotebookRun.call`).
+    """
 
     notebook_seconds: float = 300.0
     cell_seconds: float = 30.0
-    call_seconds: float = 10.0
+    call_seconds: float | None = None
     memory_bytes: int = 4 * 1024**3
     processes: int = 128  # tasks: a worker with JAX loaded runs about 20 threads
     restarts: int = 3
     sandbox: bool = True
     compile_store: CompileStore | None = None  # compiled JAX operations to read, not a limit
+    # Not a limit: which zygote forks the workers. Ending a worker kills whatever else
+    # runs under its zygote's process cap, so a run that overlaps another's call
+    # (timing the reference solutions) needs a zygote of its own.
+    zygote: str = "learners"
+
+    @property
+    def call_rule(self) -> str:
+        """How long one call may run, for the report."""
+        if self.call_seconds is not None:
+            return f"a fixed {self.call_seconds:g} s"
+        return DERIVED_LIMIT
 
 
 @dataclass(frozen=True)
@@ -64,21 +95,38 @@ class WorkerProcess:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         try:
-            self._zygote = zygotes.zygote(limits.sandbox, limits.processes, limits.compile_store)
+            self._zygote = zygotes.zygote(
+                limits.sandbox, limits.processes, limits.compile_store, limits.zygote
+            )
             forked = self._zygote.fork(limits.memory_bytes)
         except zygotes.ZygoteFailed as exc:
             raise WorkerCrashed(f"no worker could be started ({exc})") from None
         self.pid, self._to_worker, self._from_worker, self.scratch = forked
         self._ended = False
 
-    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed."""
+    def request(
+        self,
+        message: dict[str, Any],
+        timeout: float,
+        why: str = "",
+        longer: Callable[[], tuple[float, str]] | None = None,
+    ) -> dict[str, Any]:
+        """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed.
+
+        When no answer has come within ``timeout`` s, ``longer`` (if given) is asked
+        for the whole limit and why, while the worker goes on: a limit that needs
+        measuring is measured only for the calls that get that far.
+        """
         try:
             channel.send(self._to_worker, message)
-            return channel.receive(self._from_worker, timeout=max(timeout, 0.01))
+            started = time.monotonic()
+            if longer is not None and not channel.readable(self._from_worker, timeout):
+                timeout, why = longer()
+            remaining = started + timeout - time.monotonic()
+            return channel.receive(self._from_worker, timeout=max(remaining, 0.01))
         except channel.ChannelTimeout:
             self.close()
-            raise CallTimeout() from None
+            raise CallTimeout(timeout, why) from None
         except (channel.ChannelClosed, channel.ChannelError) as exc:
             # give a dying worker a moment to report its own exit status
             detail = describe_exit(self._end(wait=2.0))
@@ -116,19 +164,35 @@ class NotebookRun:
 
     ``cells`` are the code cells to run, as (cell number, source). The notebook
     runs on the first call; ``problems`` then says which cells failed or were
-    skipped.
+    skipped. Calls are counted per test (:meth:`start_test`); ``call_seconds``
+    records how long each answered call took, by (test label, call number).
     """
 
     cells: list[tuple[int, str]]
     limits: Limits = field(default_factory=Limits)
+    reference: ReferenceSeconds | None = None
     problems: list[CellProblem] = field(default_factory=list)
+    call_seconds: dict[tuple[str, int], float] = field(default_factory=dict)
+    _test: str = ""
+    _calls: Iterator[int] = field(default_factory=itertools.count)
     _worker: WorkerProcess | None = None
     _skipped: set[int] = field(default_factory=set)
     _started: bool = False
     _restarts: int = 0
 
+    def start_test(self, label: str) -> None:
+        """Count the calls that follow as test ``label``'s, from 0."""
+        self._test, self._calls = label, itertools.count()
+
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Call the learner's ``name`` in the worker and return its result as plain data."""
+        """Call the learner's ``name`` in the worker and return its result as plain data.
+
+        The call may run for ``Limits.call_seconds`` when that is set. Otherwise
+        for the larger of ``CALL_FLOOR_SECONDS`` and ``CALL_FACTOR`` times what the
+        reference solution took on the same call, which ``reference`` is asked
+        for only once the call has run for the floor; without a ``reference``,
+        for ``UNMEASURED_CALL_SECONDS``.
+        """
         return self._request("call", name, args, kwargs)
 
     def watch(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -156,11 +220,14 @@ class NotebookRun:
             "args": wire.encode(list(args)),
             "kwargs": wire.encode(kwargs),
         }
+        key = (self._test, next(self._calls))
+        started = time.monotonic()
         try:
-            reply = worker.request(message, self.limits.call_seconds)
+            reply = self._answer(worker, message, key)
         except (CallTimeout, WorkerCrashed):
             self._worker = None
             raise
+        self.call_seconds[key] = time.monotonic() - started
         if reply.get("ok"):
             return wire.decode(reply.get("value"))
         if reply.get("missing"):
@@ -171,6 +238,24 @@ class NotebookRun:
             )
         error = reply.get("error")
         raise LearnerError(subject or name, error if isinstance(error, dict) else {})
+
+    def _answer(
+        self, worker: WorkerProcess, message: dict[str, Any], key: tuple[str, int]
+    ) -> dict[str, Any]:
+        fixed = self.limits.call_seconds
+        if fixed is not None:
+            return worker.request(message, fixed, f"the fixed {fixed:g} s limit")
+        if self.reference is None:
+            why = f"the {UNMEASURED_CALL_SECONDS:g} s limit where no reference time is measured"
+            return worker.request(message, UNMEASURED_CALL_SECONDS, why)
+        reference = self.reference
+
+        def derived() -> tuple[float, str]:
+            seconds = reference(*key)
+            limit = max(CALL_FLOOR_SECONDS, CALL_FACTOR * (seconds or 0.0))
+            return limit, DERIVED_LIMIT
+
+        return worker.request(message, CALL_FLOOR_SECONDS, DERIVED_LIMIT, longer=derived)
 
     def close(self) -> None:
         if self._worker is not None:

@@ -150,6 +150,7 @@ def grade_all(
         isolation=isolation(limits.sandbox),
         processes=processes.describe(limits.processes),
         seed=seed,
+        call_limit=limits.call_rule,
     )
 
 

@@ -166,7 +166,7 @@ def _fill(
     writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
     started = time.monotonic()
     with seeded(seed):
-        result = grade_submission(reference, course, writing)
+        result = grade_submission(reference, course, writing, timed_reference=False)
     return result.score == result.max_score, round(time.monotonic() - started, 3)
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from autograder.compare.verdicts import Verdict, run_test_cell
 from autograder.execute import wire
-from autograder.execute.run import Limits, NotebookRun
+from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
 from autograder.learner.watchers import WATCHERS
 from autograder.load.course import ExerciseNotebook, TestCell
 from autograder.load.learner_notebook import (
@@ -83,7 +83,13 @@ class RemoteWatcher:
 class NotebookContext:
     """One exercise notebook of one submission: either runnable, or a reason it is not."""
 
-    def __init__(self, exercise: ExerciseNotebook, path: Path | None, limits: Limits) -> None:
+    def __init__(
+        self,
+        exercise: ExerciseNotebook,
+        path: Path | None,
+        limits: Limits,
+        reference: ReferenceSeconds | None = None,
+    ) -> None:
         self.exercise = exercise
         self.run: NotebookRun | None = None
         self.problem: Verdict | None = None
@@ -100,7 +106,7 @@ class NotebookContext:
         except NotebookUnreadable as exc:
             self.problem = Verdict("error", f"{exc}.")
             return
-        self.run = NotebookRun(cells_to_run(nb, exercise), limits)
+        self.run = NotebookRun(cells_to_run(nb, exercise), limits, reference)
         self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
         self.hints_opened = hints_opened(nb)
         self.naming_the_grader = cells_naming_the_grader(nb)
@@ -108,6 +114,7 @@ class NotebookContext:
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded")
+        self.run.start_test(test.grade_id)
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
             if any(value is watcher for watcher in WATCHERS.values()):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
+from autograder.grade.reference_times import reference_seconds
 from autograder.load.course import Course
 from autograder.load.learner_notebook import cell_label
 from autograder.load.submissions import Submission
@@ -12,12 +13,21 @@ from autograder.report.model import ExerciseResult, NotebookNote, StudentResult,
 from autograder.report.text import clean
 
 
-def grade_submission(submission: Submission, course: Course, limits: Limits) -> StudentResult:
-    """Run the tests of each notebook the submission is expected to contain."""
-    contexts = [
-        NotebookContext(course.notebook(notebook_id), path, limits)
-        for notebook_id, path in submission.notebooks.items()
-    ]
+def grade_submission(
+    submission: Submission, course: Course, limits: Limits, timed_reference: bool = True
+) -> StudentResult:
+    """Run the tests of each notebook the submission is expected to contain.
+
+    With ``timed_reference``, the course's notebooks hold the reference solutions,
+    and a call's limit may be derived from their times (see
+    :mod:`autograder.grade.reference_times`); without it, as for a learner's
+    ``check``, calls have a fixed limit.
+    """
+    contexts = []
+    for notebook_id, path in submission.notebooks.items():
+        exercise = course.notebook(notebook_id)
+        reference = reference_seconds(exercise, limits) if timed_reference else None
+        contexts.append(NotebookContext(exercise, path, limits, reference))
     verdicts = run_pytest(contexts)
     result = StudentResult(student=clean(submission.student))
     result.notes.extend(NotebookNote("", note) for note in submission.notes)

@@ -186,12 +186,14 @@ class Zygote:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-_zygotes: dict[tuple[bool, int, CompileStore | None], Zygote] = {}
+_zygotes: dict[tuple[bool, int, CompileStore | None, str], Zygote] = {}
 
 
-def zygote(sandbox: bool, processes: int, store: CompileStore | None = None) -> Zygote:
-    """The running zygote for this kind of worker, started on first use."""
-    key = (sandbox, processes, store)
+def zygote(
+    sandbox: bool, processes: int, store: CompileStore | None = None, name: str = ""
+) -> Zygote:
+    """The running zygote for this kind of worker and ``name``, started on first use."""
+    key = (sandbox, processes, store, name)
     current = _zygotes.get(key)
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():

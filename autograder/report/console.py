@@ -58,7 +58,7 @@ def print_report(out: Console, report: Report) -> None:
         out.print(table)
     out.print(
         f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%), "
-        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}"
+        f"{report.settings}"
     )
 
 

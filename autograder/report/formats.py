@@ -65,7 +65,7 @@ def to_markdown(report: Report) -> str:
         "",
         f"**{points(report.score)} / {points(report.max_score)}** points "
         f"({report.percent:.1f}%) for {len(report.students)} submission(s); "
-        f"isolation: {report.isolation}, processes: {report.processes}, seed: {report.seed}.",
+        f"{report.settings}.",
         "",
         f"| {' | '.join(SUMMARY_COLUMNS)} |",
         "| --- | ---: | ---: | --- |",

@@ -153,12 +153,20 @@ class StudentResult:
 class Report:
     """``isolation`` says what walled the workers off: ``bubblewrap`` or ``process``;
     ``processes`` how their processes were capped; ``seed`` is the one hidden tests
-    drew their inputs from."""
+    drew their inputs from; ``call_limit`` how long one call of a learner's function
+    could run."""
 
     students: list[StudentResult]
     isolation: str
     processes: str = "not capped"
     seed: int = 0
+    call_limit: str = ""
+
+    @property
+    def settings(self) -> str:
+        """How the workers ran, in one line for a report's header or footer."""
+        limit = f", call limit: {self.call_limit}" if self.call_limit else ""
+        return f"isolation: {self.isolation}, processes: {self.processes}, seed: {self.seed}{limit}"
 
     @property
     def score(self) -> float:
@@ -179,6 +187,7 @@ class Report:
             "isolation": self.isolation,
             "processes": self.processes,
             "seed": self.seed,
+            "call_limit": self.call_limit,
             "hints_opened": HINTS_RECORD_NOTE,
             "students": [student.to_dict() for student in self.students],
         }
@@ -191,6 +200,7 @@ class Report:
             isolation=str(data["isolation"]),
             processes=str(data.get("processes", "not capped")),
             seed=int(data.get("seed", 0)),
+            call_limit=str(data.get("call_limit", "")),
         )
 
     def to_json(self) -> str:
@@ -208,7 +218,7 @@ def merge_reports(reports: list[Report], names: list[str]) -> Report:
     first = reports[0]
     seen: dict[str, str] = {}
     for report, name in zip(reports, names, strict=True):
-        for field_name in ("seed", "isolation", "processes"):
+        for field_name in ("seed", "isolation", "processes", "call_limit"):
             if getattr(report, field_name) != getattr(first, field_name):
                 raise ValueError(
                     f"{name} was graded with {field_name} {getattr(report, field_name)!r}, "
@@ -219,4 +229,4 @@ def merge_reports(reports: list[Report], names: list[str]) -> Report:
                 raise ValueError(f"{student.student} is in both {seen[student.student]} and {name}")
             seen[student.student] = name
     students = sorted((s for r in reports for s in r.students), key=lambda s: s.student)
-    return Report(students, first.isolation, first.processes, first.seed)
+    return Report(students, first.isolation, first.processes, first.seed, first.call_limit)

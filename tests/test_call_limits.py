@@ -1,0 +1,155 @@
+"""How long one call of a learner's function may run: a hang is stopped soon, slow work is not."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.compare.failures import CallTimeout
+from autograder.execute.run import (
+    CALL_FACTOR,
+    CALL_FLOOR_SECONDS,
+    DERIVED_LIMIT,
+    Limits,
+    NotebookRun,
+)
+from autograder.grade import reference_times
+from autograder.grade.plugin import NotebookContext
+from autograder.grade.submission import grade_submission
+from autograder.load.course import load_course
+from autograder.load.submissions import Submission
+
+DERIVED = Limits(notebook_seconds=60, cell_seconds=10)
+SPIN = "def spin():\n    while True:\n        pass\n"
+
+
+def started(cells: str, reference=None, limits: Limits = DERIVED) -> NotebookRun:
+    run = NotebookRun([(1, cells)], limits, reference)
+    run.start_test("test_spin")
+    return run
+
+
+def timed_timeout(run: NotebookRun, name: str = "spin") -> tuple[float, CallTimeout]:
+    began = time.monotonic()
+    try:
+        with pytest.raises(CallTimeout) as caught:
+            run.call(name, (), {})
+    finally:
+        run.close()
+    return time.monotonic() - began, caught.value
+
+
+def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is_quick():
+    asked = []
+    run = started(SPIN, lambda test, number: asked.append((test, number)) or 0.002)
+    elapsed, timeout = timed_timeout(run)
+    assert asked == [("test_spin", 0)]
+    assert timeout.seconds == CALL_FLOOR_SECONDS and timeout.why == DERIVED_LIMIT
+    assert CALL_FLOOR_SECONDS <= elapsed < CALL_FLOOR_SECONDS + 1.5
+
+
+def test_a_call_may_run_its_factor_times_the_reference_time():
+    reference = 3 * CALL_FLOOR_SECONDS / CALL_FACTOR  # a limit of 3 floors
+    slow = "import time\ndef slow():\n    time.sleep(2)\n    return 'done'\n"
+    run = started(slow + SPIN, lambda test, number: reference)
+    try:
+        assert run.call("slow", (), {}) == "done"
+    finally:
+        run.close()
+    elapsed, timeout = timed_timeout(started(SPIN, lambda test, number: reference))
+    assert timeout.seconds == pytest.approx(3 * CALL_FLOOR_SECONDS)
+    assert elapsed >= 3 * CALL_FLOOR_SECONDS
+
+
+def test_the_reference_is_not_asked_for_a_call_that_returns_before_the_floor():
+    asked = []
+    run = started("def quick():\n    return 1\n", lambda test, number: asked.append(test))
+    try:
+        assert [run.call("quick", (), {}) for _ in range(3)] == [1, 1, 1]
+    finally:
+        run.close()
+    assert asked == []
+    assert sorted(run.call_seconds) == [("test_spin", 0), ("test_spin", 1), ("test_spin", 2)]
+
+
+def test_a_fixed_limit_replaces_the_derived_one():
+    elapsed, timeout = timed_timeout(
+        started(SPIN, lambda test, number: 10.0, replace(DERIVED, call_seconds=0.5))
+    )
+    assert timeout.seconds == 0.5 and "fixed 0.5 s" in timeout.why
+    assert elapsed < 1.5
+
+
+def test_without_a_reference_a_call_has_the_unmeasured_limit(monkeypatch):
+    monkeypatch.setattr("autograder.execute.run.UNMEASURED_CALL_SECONDS", 0.5)
+    elapsed, timeout = timed_timeout(started(SPIN))
+    assert timeout.seconds == 0.5 and "no reference time" in timeout.why
+    assert elapsed < 1.5
+
+
+def _hanging_first_function(tmp_path: Path, chapter: str) -> Path:
+    course = load_course()
+    notebook = course.notebook(chapter)
+    first = notebook.functions[0].name
+    nb = nbformat.read(notebook.path, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == first:
+            cell.source = f"def {first}(*args, **kwargs):\n    while True:\n        pass\n"
+    target = tmp_path / notebook.filename
+    nbformat.write(nb, target)
+    return target
+
+
+def test_a_function_that_never_returns_costs_about_the_floor(tmp_path):
+    path = _hanging_first_function(tmp_path, "leaves")
+    course = load_course()
+    began = time.monotonic()
+    result = grade_submission(Submission("hangs", {"leaves": path}), course, DERIVED)
+    elapsed = time.monotonic() - began
+    first = result.exercises[0]
+    assert first.status == "timeout" and first.score == 0
+    assert DERIVED_LIMIT in first.tests[0].message
+    assert all(exercise.status == "passed" for exercise in result.exercises[1:])
+    # the floor, a fresh worker for the rest of the notebook, and timing the reference once
+    assert elapsed < 10
+
+
+SLOWED = """
+import time as _time
+
+_reference_{name} = {name}
+
+
+def {name}(*args, **kwargs):
+    began = _time.perf_counter()
+    out = _reference_{name}(*args, **kwargs)
+    _time.sleep(19 * (_time.perf_counter() - began))  # 20 times the reference's time in all
+    return out
+"""
+
+
+@pytest.mark.slow
+def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_points(tmp_path):
+    course = load_course()
+    notebook = course.notebook("transformations")
+    name = "per_example_grads"  # jitted work: its calls take tens of milliseconds
+    nb = nbformat.read(notebook.path, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == name:
+            cell.source += "\n" + SLOWED.format(name=name)
+    path = tmp_path / notebook.filename
+    nbformat.write(nb, path)
+    context = NotebookContext(
+        notebook, path, DERIVED, reference_times.reference_seconds(notebook, DERIVED)
+    )
+    try:
+        verdicts = [context.verdict(test) for test in course.function(name).tests]
+    finally:
+        context.close()
+    assert [verdict.outcome for verdict in verdicts] == ["passed"] * len(verdicts)
+    # the floor alone would have stopped it
+    assert max(context.run.call_seconds.values()) > CALL_FLOOR_SECONDS
