@@ -2,16 +2,26 @@
 
     python benchmarks/grading.py --students 10            # both graders
     python benchmarks/grading.py --students 100 --no-nbgrader
+    python benchmarks/grading.py --students 10 --no-nbgrader --mechanisms
 
 The class is made from the course's own notebooks. Every learner hands in every
 notebook; each notebook is, drawn with fixed weights from a generator seeded by
 the learner's number (see ``KINDS``): the full solution, a partial one (half the
 functions written), wrong functions (every graded function returns None), one
 whose last cell kills its process, or one whose first function never returns.
-Both graders get the same files and a call/cell time limit of ``--timeout``
-seconds. Printed: wall time, time per learner, peak memory of the grader's whole
-process tree, the ratio, a cached regrade of the class, and one learner who
-solved every notebook graded alone; with ``--json FILE`` also written as JSON.
+Both graders get the same files and a limit of ``--timeout`` seconds per cell;
+this grader's calls of a learner's function keep their own limit, derived from
+the reference solution's time (``fixed_limit`` grades the class again with
+``--call-timeout`` set to the same seconds instead).
+
+Printed for each run: wall time, core-seconds (the whole machine's busy CPU time
+over the run, from /proc/stat: run it on an otherwise idle machine) and the peak
+memory of the grader's process tree. This grader's first run starts from empty
+caches; the short figures (a warm regrade of the class, a cached regrade, one
+learner who solved every notebook, ``check`` of one notebook) are medians of
+``--runs`` runs, printed with their range. ``--mechanisms`` also grades the
+class's first run with each speed mechanism of ``benchmarks/switch_off`` turned
+off in turn. ``--json FILE`` writes every figure as JSON.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,12 +42,15 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parent.parent
+SWITCHES_FOLDER = Path(__file__).resolve().parent / "switch_off"
 sys.path.insert(0, str(REPO))
 
 from autograder.load.course import SOLUTIONS, ExerciseNotebook, load_course  # noqa: E402
 
 # kind of notebook: its share of the class
 KINDS = {"full": 40, "partial": 30, "wrong": 20, "crashing": 5, "hanging": 5}
+# the notebooks whose check is timed: the quickest and the slowest to grade
+CHECKED = ("leaves", "capstone")
 
 
 def make_submission(notebook: ExerciseNotebook, kind: str) -> nbformat.NotebookNode:
@@ -145,34 +159,86 @@ def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
     return False
 
 
-def timed(
-    command: list[str], env: dict[str, str] | None = None, check: bool = True
-) -> tuple[float, int]:
-    """Run ``command``; its wall time in seconds and peak memory in bytes."""
+def busy_seconds() -> float:
+    """CPU time the whole machine has spent busy since boot, in core-seconds."""
+    first_line = Path("/proc/stat").read_text().split("\n", 1)[0]
+    ticks = [int(value) for value in first_line.split()[1:9]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(command: list[str], env: dict[str, str] | None = None, check: bool = True) -> dict:
+    """Run ``command``: its wall time, core-seconds and peak memory (bytes)."""
     with PeakMemory() as memory:
-        started = time.monotonic()
+        started, busy = time.monotonic(), busy_seconds()
         subprocess.run(
             command, check=check, cwd=REPO, env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        elapsed = time.monotonic() - started
-    return elapsed, memory.peak
+        elapsed, cores = time.monotonic() - started, busy_seconds() - busy
+    return {"wall": elapsed, "core_seconds": cores, "peak_bytes": memory.peak}
 
 
-def run_ours(root: Path, work: Path, jobs: int, timeout: float) -> dict[str, float]:
-    grade = [sys.executable, "-m", "autograder", "grade", str(root), "--jobs", str(jobs)]
-    limits = ["--cell-timeout", str(timeout), "--call-timeout", str(timeout)]
-    # fresh folders: the first run pays for filling the compile store
-    cache = ["--cache-dir", str(work / "cache"), "--compile-store", str(work / "store")]
-    wall, peak = timed([*grade, *limits, *cache, "--json", str(work / "ours.json")])
-    cached, _ = timed([*grade, *limits, *cache, "--json", str(work / "cached.json")])
+def median_of(runs: int, command: list[str]) -> dict:
+    """The median wall time and core-seconds of ``runs`` runs of ``command``, with the range."""
+    times = [timed(command, check=False) for _ in range(runs)]
+    walls = [t["wall"] for t in times]
+    return {
+        "wall": statistics.median(walls),
+        "core_seconds": statistics.median(t["core_seconds"] for t in times),
+        "wall_range": [min(walls), max(walls)],
+    }
+
+
+def grader(*words: str) -> list[str]:
+    return [sys.executable, "-m", "autograder", *words]
+
+
+def caches(folder: Path) -> list[str]:
+    return ["--cache-dir", str(folder / "cache"), "--compile-store", str(folder / "store")]
+
+
+def first_run(path: Path, folder: Path, jobs: int, timeout: float, off: str = "") -> dict:
+    """Grade ``path`` with empty caches in ``folder``; ``off`` names a mechanism to turn off."""
+    env = dict(os.environ)
+    if off:
+        env["PYTHONPATH"] = os.pathsep.join([str(SWITCHES_FOLDER), str(REPO)])
+        env["PYTREES_BENCHMARK_OFF"] = off
+    grade = grader("grade", str(path), "--jobs", str(jobs), "--cell-timeout", str(timeout))
+    return timed([*grade, *caches(folder), "--json", str(folder / "report.json")], env)
+
+
+def run_ours(root: Path, work: Path, jobs: int, timeout: float, runs: int) -> dict:
+    figures = first_run(root, work / "class", jobs, timeout)
+    grade = grader("grade", str(root), "--jobs", str(jobs), "--cell-timeout", str(timeout))
+    grade += caches(work / "class")
+    figures["warm"] = median_of(runs, [*grade, "--no-cache"])
+    figures["cached"] = median_of(runs, grade)
+    figures["fixed_limit"] = timed([*grade, "--no-cache", "--call-timeout", str(timeout)])
     solved = write_solved_learner(work / "solved")
-    one = [sys.executable, "-m", "autograder", "grade", str(solved), *limits, *cache, "--no-cache"]
-    single, _ = timed(one)
-    return {"wall": wall, "peak_bytes": peak, "cached_wall": cached, "one_learner_wall": single}
+    figures["one_learner_first"] = first_run(solved, work / "one", jobs, timeout)
+    one = grader("grade", str(solved), "--cell-timeout", str(timeout), *caches(work / "one"))
+    figures["one_learner"] = median_of(runs, [*one, "--no-cache"])
+    figures["check"] = {
+        chapter: median_of(runs, grader("check", str(solved / f"{chapter}.ipynb")))
+        for chapter in CHECKED
+    }
+    return figures
 
 
-def run_nbgrader(root: Path, work: Path, timeout: float) -> dict[str, float]:
+def run_mechanisms(root: Path, work: Path, jobs: int, timeout: float) -> dict:
+    """The class's first run with each mechanism of ``benchmarks/switch_off`` turned off."""
+    return {off: first_run(root, work / f"without-{off}", jobs, timeout, off) for off in switches()}
+
+
+def switches() -> list[str]:
+    sys.path.insert(0, str(SWITCHES_FOLDER))
+    from sitecustomize import SWITCHES
+
+    return list(SWITCHES)
+
+
+def run_nbgrader(root: Path, work: Path, timeout: float) -> dict:
     course = load_course(SOLUTIONS)
     home = work / "nbgrader"
     shutil.copytree(SOLUTIONS, home / "source")
@@ -190,12 +256,14 @@ def run_nbgrader(root: Path, work: Path, timeout: float) -> dict[str, float]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(student / notebook.filename, target)
     autograde = [sys.executable, "-m", "nbgrader", "autograde", "--create", *config]
-    wall, peak = 0.0, 0
+    total = {"wall": 0.0, "core_seconds": 0.0, "peak_bytes": 0}
     for notebook in course.notebooks:
         # nbgrader exits 1 when a kernel died in some submission; it grades the others
-        elapsed, memory = timed([*autograde, notebook.id], env=env, check=False)
-        wall, peak = wall + elapsed, max(peak, memory)
-    return {"wall": wall, "peak_bytes": peak}
+        run = timed([*autograde, notebook.id], env=env, check=False)
+        total["wall"] += run["wall"]
+        total["core_seconds"] += run["core_seconds"]
+        total["peak_bytes"] = max(total["peak_bytes"], run["peak_bytes"])
+    return total
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,17 +271,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--students", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=5.0)
+    parser.add_argument("--runs", type=int, default=3, help="runs per short figure (median)")
     parser.add_argument("--no-nbgrader", action="store_true", help="time this grader only")
+    parser.add_argument(
+        "--mechanisms", action="store_true", help="also time the first run without each mechanism"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="pytrees-bench-") as scratch:
         work = Path(scratch)
-        root = work / "class"
+        root = work / "learners"
         make_class(root, args.students)
         figures = {"students": args.students, "jobs": args.jobs}
-        figures["ours"] = run_ours(root, work, args.jobs, args.timeout)
-        print(f"this grader: {figures['ours']}", flush=True)
+        figures["ours"] = run_ours(root, work, args.jobs, args.timeout, args.runs)
+        if args.mechanisms:
+            figures["without"] = run_mechanisms(root, work, args.jobs, args.timeout)
         if not args.no_nbgrader:
             figures["nbgrader"] = run_nbgrader(root, work, args.timeout)
     _print(figures)
@@ -222,23 +295,39 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _run(figures: dict) -> str:
+    return f"{figures['wall']:7.1f} s wall {figures['core_seconds']:7.1f} core-s"
+
+
+def _short(figures: dict) -> str:
+    low, high = figures["wall_range"]
+    return f"{_run(figures)} (median; {low:.1f} to {high:.1f} s)"
+
+
 def _print(figures: dict) -> None:
-    students = figures["students"]
-    ours = figures["ours"]
+    students, ours = figures["students"], figures["ours"]
     print(f"class of {students} learners, every notebook of the course, --jobs {figures['jobs']}")
-    rows = [("this grader", ours)]
+    rows = [("this grader, first run", ours)]
     if "nbgrader" in figures:
         rows.append(("nbgrader autograde", figures["nbgrader"]))
     for name, row in rows:
         print(
-            f"  {name:<20} {row['wall']:8.1f} s wall  {row['wall'] / students:6.2f} s per learner"
+            f"  {name:<24} {_run(row)}  {row['wall'] / students:6.2f} s per learner"
             f"  peak {row['peak_bytes'] / 2**30:5.2f} GiB"
         )
     if "nbgrader" in figures:
-        ratio = figures["nbgrader"]["wall"] / ours["wall"]
-        print(f"  ratio (nbgrader / this grader): {ratio:.1f}x")
-    print(f"  cached regrade of the class: {ours['cached_wall']:.1f} s")
-    print(f"  one learner's submission, every notebook solved: {ours['one_learner_wall']:.1f} s")
+        print(f"  ratio (nbgrader / first run): {figures['nbgrader']['wall'] / ours['wall']:.1f}x")
+    print(f"  warm regrade (--no-cache):    {_short(ours['warm'])}")
+    print(f"  first run / warm regrade:     {ours['wall'] / ours['warm']['wall']:.2f}")
+    print(f"  fixed call limit (warm):      {_run(ours['fixed_limit'])}")
+    print(f"  cached regrade:               {_short(ours['cached'])}")
+    print(f"  one solved learner, warm:     {_short(ours['one_learner'])}")
+    print(f"  one solved learner, first:    {_run(ours['one_learner_first'])}")
+    for chapter, row in ours["check"].items():
+        print(f"  check {chapter + '.ipynb':<22} {_short(row)}")
+    for off, row in figures.get("without", {}).items():
+        saved = row["wall"] - ours["wall"]
+        print(f"  first run without {off:<22} {_run(row)}  ({saved:+.1f} s)")
 
 
 if __name__ == "__main__":
