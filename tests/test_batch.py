@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.execute.run import Limits
-from autograder.grade.batch import _longest_first, shard
+from autograder.grade.batch import shard
 from autograder.load.submissions import Submission
 from autograder.report import formats
-from autograder.store.folder import DURATIONS, CompileStore
 from conftest import run_cli
 
 STUDENTS = ("ada", "bob", "cleo", "dan")
@@ -150,15 +148,6 @@ def test_scores_are_written_into_an_nbgrader_gradebook(small_class, course, tmp_
         }
         assert gradebook.find_assignment(notebook.id).max_score == notebook.points
     assert scores == {"ada": notebook.points, "bob": 0, "cleo": notebook.points, "dan": 0}
-
-
-def test_notebooks_that_took_longest_to_fill_the_store_are_graded_first(course, tmp_path):
-    (tmp_path / DURATIONS).write_text(json.dumps({"mapping": 0.5, "capstone": 3.0, "leaves": 1.0}))
-    store = Limits(compile_store=CompileStore(str(tmp_path)))
-    ids = [notebook.id for notebook in course.notebooks]
-    others = [i for i in ids if i not in {"capstone", "leaves", "mapping"}]
-    assert _longest_first(course, store) == ["capstone", "leaves", "mapping", *others]
-    assert _longest_first(course, Limits()) == ids
 
 
 def test_a_cache_folder_that_cannot_be_written_is_said_once_and_grading_goes_on(

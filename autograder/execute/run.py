@@ -180,6 +180,15 @@ class NotebookRun:
     _started: bool = False
     _restarts: int = 0
 
+    def __post_init__(self) -> None:
+        # The zygote starts now and imports JAX while the grader prepares the tests;
+        # a zygote that fails is started again, and reported, at the first call.
+        with contextlib.suppress(zygotes.ZygoteFailed):
+            zygotes.zygote(
+                self.limits.sandbox, self.limits.processes, self.limits.compile_store,
+                self.limits.zygote,
+            )  # fmt: skip
+
     def start_test(self, label: str) -> None:
         """Count the calls that follow as test ``label``'s, from 0."""
         self._test, self._calls = label, itertools.count()

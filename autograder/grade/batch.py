@@ -169,9 +169,9 @@ def grade_many(
     The unit of work is one notebook of one submission, so a single learner's
     notebooks are graded ``jobs`` at a time too. Hidden inputs are drawn per test
     (see :mod:`autograder.learner.seeding`), so grading notebooks apart changes nothing.
-    Units go notebook by notebook through the class, the slowest notebooks first:
-    a grading process then keeps only one notebook's compiled reference
-    computations in memory at a time, and no long notebook is left for the end.
+    Units go notebook by notebook through the class, in course order: a grading
+    process then keeps only one notebook's compiled reference computations in
+    memory at a time.
     ``on_notebook`` is called as each unit is done, ``on_graded`` as each
     submission is.
     """
@@ -190,9 +190,7 @@ def grade_many(
         units += [(index, number, piece) for number, piece in enumerate(pieces)]
         if not pieces:
             _finish(index, submissions, parts, results, cache, on_graded)
-    order = {
-        notebook_id: position for position, notebook_id in enumerate(_longest_first(course, limits))
-    }
+    order = {notebook.id: position for position, notebook in enumerate(course.notebooks)}
     units.sort(key=lambda unit: (order.get(next(iter(unit[2].notebooks)), len(order)), unit[0]))
 
     def graded(index: int, number: int, result: StudentResult) -> None:
@@ -216,17 +214,6 @@ def grade_many(
             for future in as_completed(futures):
                 graded(*futures[future], future.result())
     return [result for result in results if result is not None]
-
-
-def _longest_first(course: Course, limits: Limits) -> list[str]:
-    """The course's notebooks, those that took longest to grade first (course order otherwise).
-
-    Starting the longest ones first keeps one process from grading a long notebook
-    alone at the end. How long each takes is measured when the compile store is filled.
-    """
-    durations = limits.compile_store.durations() if limits.compile_store else {}
-    ids = [notebook.id for notebook in course.notebooks]
-    return sorted(ids, key=lambda notebook_id: -durations.get(notebook_id, 0.0))
 
 
 def grading_context() -> multiprocessing.context.BaseContext:

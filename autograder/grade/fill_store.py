@@ -28,7 +28,6 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -43,7 +42,7 @@ from autograder.learner.seeding import seeded
 from autograder.load.course import Course, course_fingerprint
 from autograder.load.submissions import Submission
 from autograder.store import jax_internals
-from autograder.store.folder import DURATIONS, CompileStore
+from autograder.store.folder import CompileStore
 
 READY = "ready"
 FAILED_SUFFIX = ".failed"
@@ -125,17 +124,13 @@ def _fill_all(
         workers = max(1, min(jobs, len(notebooks)))
         with ProcessPoolExecutor(max_workers=workers, mp_context=grading_context()) as pool:
             filled = list(pool.map(partial(_fill, staging, course, limits, seed), notebooks))
-        short = [notebook for notebook, (ok, _s) in zip(notebooks, filled, strict=True) if not ok]
+        short = [notebook for notebook, ok in zip(notebooks, filled, strict=True) if not ok]
         if short:
             return f"the reference solutions of {', '.join(short)} did not earn every point"
         if not _remove_course_code(staging):
             return "the record of what the reference run compiled could not be read"
         if not any(ENTRY.match(entry.name) for entry in staging.iterdir()):
             return "no compiled operation was judged JAX's own (did JAX change?)"
-        durations = {
-            notebook: seconds for notebook, (_ok, seconds) in zip(notebooks, filled, strict=True)
-        }
-        (staging / DURATIONS).write_text(json.dumps(durations, indent=1), encoding="utf-8")
         (staging / READY).touch()
         with contextlib.suppress(OSError):  # another grading run filled it first
             staging.rename(folder)
@@ -151,12 +146,10 @@ def _reason(failed: Path) -> str:
         return "no reason recorded"
 
 
-def _fill(
-    staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str
-) -> tuple[bool, float]:
+def _fill(staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str) -> bool:
     """Grade one notebook's reference solutions with workers that write what they compile.
 
-    Returns whether they earned every point, and how many seconds grading took.
+    Returns whether they earned every point.
 
     Processes filling the same folder at once may both write an entry; JAX skips
     a key that exists, and both write the same bytes.
@@ -164,10 +157,9 @@ def _fill(
 
     reference = Submission("reference solutions", {notebook_id: course.notebook(notebook_id).path})
     writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
-    started = time.monotonic()
     with seeded(seed):
         result = grade_submission(reference, course, writing, timed_reference=False)
-    return result.score == result.max_score, round(time.monotonic() - started, 3)
+    return result.score == result.max_score
 
 
 def _remove_course_code(folder: Path) -> bool:

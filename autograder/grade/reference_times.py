@@ -6,7 +6,7 @@ reference solution took on the same call (see
 returns is stopped after about the floor while a correct but slow one is not.
 Almost every reference call takes milliseconds, so almost every limit is the
 floor: the reference times are wanted only by a learner's call still running at
-the floor, and measured then. The notebook's reference solutions are graded in a
+the floor, and measured then. The reference solutions run that call's test in a
 worker of this grading run, on the same seeded inputs, and each call's time is
 kept for the rest of the process.
 """
@@ -24,28 +24,37 @@ from autograder.load.course import ExerciseNotebook
 MEASURING_SECONDS = 60.0
 """The reference solution's own limit per call while it is timed."""
 
-_measured: dict[tuple[Path, int], dict[tuple[str, int], float]] = {}
+_measured: dict[tuple[Path, str, int], dict[int, float]] = {}
 
 
 def reference_seconds(exercise: ExerciseNotebook, limits: Limits) -> ReferenceSeconds:
-    """The reference time of each call of ``exercise``'s tests, measured on first use."""
+    """The reference time of each call of ``exercise``'s tests, measured on first use.
+
+    Each test is measured alone, the first time one of its calls is wanted: a test's
+    inputs do not depend on the tests before it (see :mod:`autograder.learner.seeding`).
+    """
 
     def seconds(test: str, number: int) -> float | None:
-        key = (exercise.path, current_seed())
+        key = (exercise.path, test, current_seed())
         if key not in _measured:
-            _measured[key] = _measure(exercise, limits)
-        return _measured[key].get((test, number))
+            _measured[key] = _measure(exercise, test, limits)
+        return _measured[key].get(number)
 
     return seconds
 
 
-def _measure(exercise: ExerciseNotebook, limits: Limits) -> dict[tuple[str, int], float]:
+def _measure(exercise: ExerciseNotebook, grade_id: str, limits: Limits) -> dict[int, float]:
     timing = replace(limits, call_seconds=MEASURING_SECONDS, zygote="reference")
     context = NotebookContext(exercise, exercise.path, timing)
     try:
         for function in exercise.functions:
             for test in function.tests:
-                context.verdict(test)
+                if test.grade_id == grade_id:
+                    context.verdict(test)
     finally:
         context.close()
-    return dict(context.run.call_seconds) if context.run is not None else {}
+    if context.run is None:
+        return {}
+    return {
+        number: s for (label, number), s in context.run.call_seconds.items() if label == grade_id
+    }

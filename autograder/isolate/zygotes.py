@@ -61,7 +61,10 @@ def worker_environment(home: Path) -> dict[str, str]:
 
 
 class Zygote:
-    """One running zygote; :meth:`fork` gives a worker's pid and its pipes."""
+    """One running zygote; :meth:`fork` gives a worker's pid and its pipes.
+
+    Starting one returns at once: the first :meth:`fork` waits until it is ready.
+    """
 
     def __init__(self, sandbox: bool, processes: int, store: CompileStore | None = None) -> None:
         self.owner = os.getpid()
@@ -95,6 +98,12 @@ class Zygote:
             preexec_fn=self._enter_limits,
         )
         theirs.close()
+        self._own_tasks: frozenset[int] | None = None  # known once it is ready
+
+    def _wait_until_ready(self) -> None:
+        """Wait for the zygote's first word; it imports JAX meanwhile, while the grader goes on."""
+        if self._own_tasks is not None:
+            return
         try:
             if not self._answer(START_SECONDS).get("ready"):
                 raise ZygoteFailed("the zygote did not say it was ready")
@@ -117,6 +126,7 @@ class Zygote:
 
     def fork(self, memory_bytes: int) -> tuple[int, int, int, Path]:
         """A new worker: its pid (as the zygote sees it), the grader's pipe ends, its scratch."""
+        self._wait_until_ready()
         scratch = self.scratch / f"pytrees-worker-{next(self._counter)}"
         scratch.mkdir()
         worker_reads, grader_writes = os.pipe()
@@ -156,7 +166,7 @@ class Zygote:
             code = answer.get("returncode")
         except (OSError, ZygoteFailed):
             self.close()
-        self.cap.kill_except(self._own_tasks, wait=5.0)
+        self.cap.kill_except(self._own_tasks or frozenset(), wait=5.0)
         shutil.rmtree(scratch, ignore_errors=True)
         return code if isinstance(code, int) else None
 

@@ -7,7 +7,6 @@ filled, is told in :mod:`autograder.grade.fill_store`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -16,7 +15,6 @@ from pathlib import Path
 # One path for every store: JAX's cache keys must not depend on where it lies on the host.
 STORE_MOUNT = "/var/cache/pytrees-compiled"
 """Where a sandboxed worker sees the store."""
-DURATIONS = "durations.json"
 
 
 def cache_root() -> Path:
@@ -31,16 +29,6 @@ class CompileStore:
 
     folder: str
     writable: bool = False
-
-    def durations(self) -> dict[str, float]:
-        """Seconds each notebook took to grade when the store was filled (empty if unknown)."""
-        try:
-            loaded = json.loads((Path(self.folder) / DURATIONS).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(loaded, dict):
-            return {}
-        return {str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)}
 
 
 def default_folder() -> Path:

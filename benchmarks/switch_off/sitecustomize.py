@@ -43,17 +43,10 @@ def _no_graders_compile_cache() -> None:
     folder.keep_graders_own = lambda path: "turned off by the benchmark"
 
 
-def _no_ordering() -> None:
-    from autograder.grade import batch
-
-    batch._longest_first = lambda course, limits: [notebook.id for notebook in course.notebooks]
-
-
 SWITCHES = {
     "warm-workers": _no_warm_workers,
     "compile-store": _no_compile_store,
     "graders-compile-cache": _no_graders_compile_cache,
-    "ordering": _no_ordering,
 }
 
 if OFF:
