@@ -46,6 +46,25 @@ def rng(label: str) -> random.Random:
     return random.Random(f"{_seed}/{label}")
 
 
+SIZES = (2, 3)
+"""The lengths a hidden test draws for an array's axes. Each new shape is a new trace and
+compile of the learner's code in a fresh worker, so drawn inputs vary their values and
+their trees' structure, and repeat a few shapes."""
+
+SHAPES = ((), (2,), (2, 3))
+"""The shapes a hidden test draws for an array (see :data:`SIZES`)."""
+
+
+def size(r: random.Random) -> int:
+    """An axis length, from :data:`SIZES`."""
+    return r.choice(SIZES)
+
+
+def array_shape(r: random.Random) -> tuple[int, ...]:
+    """An array's shape, from :data:`SHAPES`."""
+    return r.choice(SHAPES)
+
+
 def int_leaf(r: random.Random) -> int:
     return r.randint(-99, 99)
 
