@@ -296,15 +296,16 @@ def _grade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     limits = _limits(args)
-    if sandboxed:
-        unusable = store.keep_graders_own(args.compile_store / "grader")
-        if unusable:
-            _say(f"note: the grader's own compiled operations are not kept ({unusable})")
-        limits = replace(limits, compile_store=_compile_store(course, args, limits))
     cache = None
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
         cache = ResultCache(args.cache_dir, course, limits, args.seed, say=_say)
+    if sandboxed:
+        unusable = store.keep_graders_own(args.compile_store / "grader")
+        if unusable:
+            _say(f"note: the grader's own compiled operations are not kept ({unusable})")
+        learners = sum(1 for s in submissions if cache is None or cache.get(s) is None)
+        limits = replace(limits, compile_store=_compile_store(course, args, limits, learners))
     notebooks = {clean(s.student): len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
@@ -329,8 +330,12 @@ def _assigned(course: Course, args: argparse.Namespace) -> Course:
     return assigned
 
 
-def _compile_store(course: Course, args: argparse.Namespace, limits: Limits) -> CompileStore | None:
-    return fill_store.prepare(course, args.compile_store, limits, args.seed, args.jobs, _say)
+def _compile_store(
+    course: Course, args: argparse.Namespace, limits: Limits, learners: int
+) -> CompileStore | None:
+    """The compile store, filled first when ``learners`` are enough to repay the filling."""
+    fill = learners >= fill_store.WORTH_FILLING_FOR
+    return fill_store.prepare(course, args.compile_store, limits, args.seed, args.jobs, _say, fill)
 
 
 def _say(line: str) -> None:

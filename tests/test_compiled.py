@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
 from autograder.compare.failures import LearnerError
 from autograder.execute.run import Limits, NotebookRun
 from autograder.grade import fill_store
+from autograder.grade.fill_store import WORTH_FILLING_FOR
 from autograder.isolate import bubblewrap
+from autograder.load.course import REPO_ROOT
 from autograder.store.folder import STORE_MOUNT, CompileStore
 from conftest import run_cli
 
@@ -132,11 +136,28 @@ def _modules(folder) -> set[str]:
     return {fill_store.ENTRY.match(p.name)["module"] for p in folder.glob("*-cache")}
 
 
+def _learners(folder: Path, count: int) -> Path:
+    """``count`` learners who each hand in the untouched leaves notebook."""
+    for number in range(count):
+        learner = folder / f"learner{number}"
+        learner.mkdir(parents=True)
+        shutil.copy(REPO_ROOT / "exercises" / "leaves" / "leaves.ipynb", learner)
+    return folder
+
+
 def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):
-    store = tmp_path / "store"
-    first = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
+    store, learners = tmp_path / "store", _learners(tmp_path / "class", WORTH_FILLING_FOR)
+    first = run_cli("grade", learners, "--compile-store", store, "--no-cache")
     assert "compiling the course's JAX operations once" in first.stderr
     (filled,) = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
     assert "jit_tanh" in _modules(filled) and not list(filled.glob("provenance-*"))
     again = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
-    assert "compiling" not in again.stderr and again.returncode == first.returncode
+    assert "compiling" not in again.stderr and "without the compile store" not in again.stderr
+
+
+def test_too_few_learners_to_repay_the_filling_are_graded_without_filling_it(tmp_path):
+    store, learners = tmp_path / "store", _learners(tmp_path / "class", WORTH_FILLING_FOR - 1)
+    graded = run_cli("grade", learners, "--compile-store", store, "--no-cache")
+    assert graded.returncode == 0
+    assert f"pays from {WORTH_FILLING_FOR} learners on" in graded.stderr
+    assert not [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]

@@ -45,6 +45,10 @@ from autograder.store import jax_internals
 from autograder.store.folder import CompileStore
 
 READY = "ready"
+WORTH_FILLING_FOR = 4
+"""Learners to grade from which filling the store is worth it. Filling grades the reference
+solutions once, about 8.6 s on 2 cores; the store then saves a learner who solved every
+notebook about 3 s, and a class's learner, who solved some, less (benchmarks/README.md)."""
 FAILED_SUFFIX = ".failed"
 ENTRY = re.compile(r"^(?P<module>.+)-[0-9a-f]{64}-cache$")
 
@@ -56,8 +60,12 @@ def prepare(
     seed: int,
     jobs: int = 1,
     say: Callable[[str], None] = print,
+    fill: bool = True,
 ) -> CompileStore | None:
     """The read-only store for grading ``course`` with ``seed``, filled on first use.
+
+    With ``fill`` False a store not yet filled is not filled now: grading goes on
+    without it, and ``say`` is told why in one line.
 
     Filling grades the reference solutions, ``jobs`` notebooks at once. Returns
     None (grade without a store) when workers run without bubblewrap, where a
@@ -82,7 +90,18 @@ def prepare(
             f"{failed} is deleted"
         )
         return None
-    say("note: compiling the course's JAX operations once, from the reference solutions")
+    if not fill:
+        say(
+            "note: grading without the compile store; filling it (grading the reference "
+            f"solutions once) pays from {WORTH_FILLING_FOR} learners on, and a run with as many "
+            "fills it"
+        )
+        return None
+    say(
+        "note: compiling the course's JAX operations once, from the reference solutions, so "
+        "that learners' workers read them instead of compiling each (kept until the course "
+        "or JAX changes)"
+    )
     try:
         reason = _fill_all(course, root, folder, limits, seed, jobs)
     except OSError as exc:
