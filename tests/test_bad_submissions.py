@@ -186,7 +186,7 @@ def test_a_function_that_never_returns_times_out_and_costs_only_its_points(grade
     function = course.notebooks[0].functions[0]
     exercise = next(e for e in result["exercises"] if e["name"] == function.name)
     assert exercise["status"] == "timeout" and exercise["score"] == 0
-    assert "did not return within the time limit" in exercise["tests"][0]["message"]
+    assert "did not return within its time limit" in exercise["tests"][0]["message"]
     assert result["score"] == result["max_score"] - function.points
 
 
