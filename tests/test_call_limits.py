@@ -13,7 +13,9 @@ from autograder.compare.failures import CallTimeout
 from autograder.execute.run import (
     CALL_FACTOR,
     CALL_FLOOR_SECONDS,
+    COMPILE_FACTOR,
     DERIVED_LIMIT,
+    CallTime,
     Limits,
     NotebookRun,
 )
@@ -45,7 +47,7 @@ def timed_timeout(run: NotebookRun, name: str = "spin") -> tuple[float, CallTime
 
 def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is_quick():
     asked = []
-    run = started(SPIN, lambda test, number: asked.append((test, number)) or 0.002)
+    run = started(SPIN, lambda test, number: asked.append((test, number)) or CallTime(0.002))
     elapsed, timeout = timed_timeout(run)
     assert asked == [("test_spin", 0)]
     assert timeout.seconds == CALL_FLOOR_SECONDS and timeout.why == DERIVED_LIMIT
@@ -53,7 +55,7 @@ def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is
 
 
 def test_a_call_may_run_its_factor_times_the_reference_time():
-    reference = 3 * CALL_FLOOR_SECONDS / CALL_FACTOR  # a limit of 3 floors
+    reference = CallTime(3 * CALL_FLOOR_SECONDS / CALL_FACTOR)  # a limit of 3 floors
     slow = "import time\ndef slow():\n    time.sleep(2)\n    return 'done'\n"
     run = started(slow + SPIN, lambda test, number: reference)
     try:
@@ -73,12 +75,38 @@ def test_the_reference_is_not_asked_for_a_call_that_returns_before_the_floor():
     finally:
         run.close()
     assert asked == []
-    assert sorted(run.call_seconds) == [("test_spin", 0), ("test_spin", 1), ("test_spin", 2)]
+    assert sorted(run.call_times) == [("test_spin", 0), ("test_spin", 1), ("test_spin", 2)]
+
+
+def test_a_limit_allows_the_factor_on_running_time_and_less_on_compiling():
+    assert CallTime(0.004).limit() == CALL_FLOOR_SECONDS
+    assert CallTime(0.1).limit() == pytest.approx(CALL_FACTOR * 0.1)
+    # a first call that mostly compiles: its compile is not the learner's slow work
+    assert CallTime(0.5, compiling=0.4).limit() == pytest.approx(
+        CALL_FACTOR * 0.1 + COMPILE_FACTOR * 0.4
+    )
+    assert CallTime(0.03, compiling=0.03).limit() == CALL_FLOOR_SECONDS
+
+
+def test_the_worker_tells_how_long_a_call_spent_compiling():
+    cells = (
+        "import jax, jax.numpy as jnp\n"
+        "def compiles(n):\n    return jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(n))\n"
+        "def plain():\n    return 1\n"
+    )
+    run = started(cells, lambda test, number: None)
+    try:
+        run.call("compiles", (7,), {})
+        run.call("plain", (), {})
+    finally:
+        run.close()
+    assert run.call_times[("test_spin", 0)].compiling > 0
+    assert run.call_times[("test_spin", 1)].compiling == 0
 
 
 def test_a_fixed_limit_replaces_the_derived_one():
     elapsed, timeout = timed_timeout(
-        started(SPIN, lambda test, number: 10.0, replace(DERIVED, call_seconds=0.5))
+        started(SPIN, lambda test, number: CallTime(10.0), replace(DERIVED, call_seconds=0.5))
     )
     assert timeout.seconds == 0.5 and "fixed 0.5 s" in timeout.why
     assert elapsed < 1.5
@@ -136,7 +164,7 @@ def {name}(*args, **kwargs):
 def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_points(tmp_path):
     course = load_course()
     notebook = course.notebook("transformations")
-    name = "per_example_grads"  # jitted work: its calls take tens of milliseconds
+    name = "per_example_grads"  # its first calls compile for tens of milliseconds
     nb = nbformat.read(notebook.path, as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == name:
@@ -152,4 +180,4 @@ def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_poi
         context.close()
     assert [verdict.outcome for verdict in verdicts] == ["passed"] * len(verdicts)
     # the floor alone would have stopped it
-    assert max(context.run.call_seconds.values()) > CALL_FLOOR_SECONDS
+    assert max(t.seconds for t in context.run.call_times.values()) > CALL_FLOOR_SECONDS

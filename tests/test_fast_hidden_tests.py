@@ -9,6 +9,12 @@ events count the compiles each test cell causes on both sides together.
 from __future__ import annotations
 
 import collections
+import contextlib
+import io
+import os
+import tempfile
+import time
+from pathlib import Path
 
 import jax
 import nbformat
@@ -28,16 +34,13 @@ def _count(event: str, seconds: float, **kwargs: object) -> None:
     _counts[event] += 1
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compile_listener():
-    monitoring.register_event_duration_secs_listener(_count)
-    yield
-    monitoring.unregister_event_duration_listener(_count)
+def compiles_per_test_cell(notebook_path: Path) -> dict[str, int]:
+    """Run the notebook's cells in order; how many compiles each test cell caused.
 
-
-def compiles_per_test_cell(notebook_path, monkeypatch, tmp_path) -> dict[str, int]:
-    """Run the notebook's cells in order; how many compiles each test cell caused."""
-    monkeypatch.setenv("PYTREES_PROGRESS", str(tmp_path / "progress.json"))
+    Needs ``_count`` registered as a JAX monitoring listener, and
+    ``PYTREES_PROGRESS`` pointing away from the learner's progress file (the
+    notebooks' ``check`` calls record there).
+    """
     jax.clear_caches()
     namespace: dict[str, object] = {"__name__": "__main__"}
     counts = {}
@@ -46,18 +49,40 @@ def compiles_per_test_cell(notebook_path, monkeypatch, tmp_path) -> dict[str, in
             continue
         before = _counts[COMPILE_EVENT]
         exec(compile(cell.source, str(notebook_path), "exec"), namespace)
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if cell.metadata.get("nbgrader", {}).get("grade"):
-            counts[grade_id] = _counts[COMPILE_EVENT] - before
+            counts[cell.metadata["nbgrader"]["grade_id"]] = _counts[COMPILE_EVENT] - before
     return counts
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compile_listener():
+    monitoring.register_event_duration_secs_listener(_count)
+    yield
+    monitoring.unregister_event_duration_listener(_count)
 
 
 @pytest.mark.parametrize("notebook", load_course().notebooks, ids=lambda notebook: notebook.id)
 def test_no_test_cell_compiles_more_than_its_budget(notebook, monkeypatch, tmp_path):
-    counts = compiles_per_test_cell(notebook.path, monkeypatch, tmp_path)
+    monkeypatch.setenv("PYTREES_PROGRESS", str(tmp_path / "progress.json"))
+    counts = compiles_per_test_cell(notebook.path)
     assert counts, "the notebook's test cells did not run"
     over = {grade_id: n for grade_id, n in counts.items() if n > MOST_PER_TEST_CELL}
     assert not over, (
         f"{notebook.filename}: these test cells compile more than {MOST_PER_TEST_CELL} JAX "
         f"programs: {over}. Draw hidden inputs from autograder.seeding's few shapes."
     )
+
+
+if __name__ == "__main__":  # python tests/test_fast_hidden_tests.py: the counts, per notebook
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["PYTREES_PROGRESS"] = str(Path(scratch) / "progress.json")
+        monitoring.register_event_duration_secs_listener(_count)
+        total = 0
+        for notebook in load_course().notebooks:
+            with contextlib.redirect_stdout(io.StringIO()):
+                started = time.monotonic()
+                counts = compiles_per_test_cell(notebook.path)
+                seconds = time.monotonic() - started
+            total += sum(counts.values())
+            print(f"{notebook.id:<16} {sum(counts.values()):4d} compiles {seconds:5.2f} s {counts}")
+        print(f"{'all':<16} {total:4d} compiles")

@@ -26,16 +26,31 @@ from autograder.store.folder import CompileStore
 
 CALL_FLOOR_SECONDS = 1.0
 CALL_FACTOR = 50.0
+COMPILE_FACTOR = 25.0
 UNMEASURED_CALL_SECONDS = 10.0
 """A call's limit where no reference time can be had (``check``, which has no solutions)."""
 
 DERIVED_LIMIT = (
-    f"the larger of {CALL_FLOOR_SECONDS:g} s and {CALL_FACTOR:g} times what the reference "
-    "solution took on the same call"
+    f"at least {CALL_FLOOR_SECONDS:g} s, else {CALL_FACTOR:g} times the reference solution's "
+    f"running time on the same call plus {COMPILE_FACTOR:g} times its time compiling"
 )
 
-ReferenceSeconds = Callable[[str, int], float | None]
-"""Seconds the reference solution took on call ``number`` (from 0) of test ``label``, or None
+
+@dataclass(frozen=True)
+class CallTime:
+    """How long one call took, and how much of that JAX spent tracing and compiling."""
+
+    seconds: float
+    compiling: float = 0.0
+
+    def limit(self) -> float:
+        """The limit of the same call made by a learner (see :meth:`NotebookRun.call`)."""
+        running = max(self.seconds - self.compiling, 0.0)
+        return max(CALL_FLOOR_SECONDS, CALL_FACTOR * running + COMPILE_FACTOR * self.compiling)
+
+
+ReferenceSeconds = Callable[[str, int], CallTime | None]
+"""The time the reference solution took on call ``number`` (from 0) of test ``label``, or None
 when it made no such call."""
 
 
@@ -164,7 +179,7 @@ class NotebookRun:
 
     ``cells`` are the code cells to run, as (cell number, source). The notebook
     runs on the first call; ``problems`` then says which cells failed or were
-    skipped. Calls are counted per test (:meth:`start_test`); ``call_seconds``
+    skipped. Calls are counted per test (:meth:`start_test`); ``call_times``
     records how long each answered call took, by (test label, call number).
     """
 
@@ -172,7 +187,7 @@ class NotebookRun:
     limits: Limits = field(default_factory=Limits)
     reference: ReferenceSeconds | None = None
     problems: list[CellProblem] = field(default_factory=list)
-    call_seconds: dict[tuple[str, int], float] = field(default_factory=dict)
+    call_times: dict[tuple[str, int], CallTime] = field(default_factory=dict)
     _test: str = ""
     _calls: Iterator[int] = field(default_factory=itertools.count)
     _worker: WorkerProcess | None = None
@@ -197,9 +212,11 @@ class NotebookRun:
         """Call the learner's ``name`` in the worker and return its result as plain data.
 
         The call may run for ``Limits.call_seconds`` when that is set. Otherwise
-        for the larger of ``CALL_FLOOR_SECONDS`` and ``CALL_FACTOR`` times what the
-        reference solution took on the same call, which ``reference`` is asked
-        for only once the call has run for the floor; without a ``reference``,
+        for the larger of ``CALL_FLOOR_SECONDS`` and ``CALL_FACTOR`` times the
+        reference solution's running time on the same call plus ``COMPILE_FACTOR``
+        times its compiling (a first call compiles, and a learner's compile is not
+        the slow work the factor allows for). ``reference`` is asked only once
+        the call has run for the floor; without a ``reference``, the call may run
         for ``UNMEASURED_CALL_SECONDS``.
         """
         return self._request("call", name, args, kwargs)
@@ -236,7 +253,9 @@ class NotebookRun:
         except (CallTimeout, WorkerCrashed):
             self._worker = None
             raise
-        self.call_seconds[key] = time.monotonic() - started
+        compiling = reply.get("compile_seconds")
+        compiling = float(compiling) if isinstance(compiling, int | float) else 0.0
+        self.call_times[key] = CallTime(time.monotonic() - started, compiling)
         if reply.get("ok"):
             return wire.decode(reply.get("value"))
         if reply.get("missing"):
@@ -260,9 +279,8 @@ class NotebookRun:
         reference = self.reference
 
         def derived() -> tuple[float, str]:
-            seconds = reference(*key)
-            limit = max(CALL_FLOOR_SECONDS, CALL_FACTOR * (seconds or 0.0))
-            return limit, DERIVED_LIMIT
+            measured = reference(*key)
+            return (measured.limit() if measured else CALL_FLOOR_SECONDS), DERIVED_LIMIT
 
         return worker.request(message, CALL_FLOOR_SECONDS, DERIVED_LIMIT, longer=derived)
 

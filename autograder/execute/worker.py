@@ -24,11 +24,15 @@ import os
 import traceback
 from typing import Any
 
+import jax
+
 from autograder.execute import channel, wire
 from autograder.learner.watchers import WATCHERS
 from autograder.load.learner_notebook import cell_label
 
 MAX_MESSAGE_TEXT = 2000
+COMPILE_EVENTS = "/jax/core/compile/"
+"""The prefix of JAX's monitoring events for tracing, lowering and compiling."""
 
 
 class _MagicsSkipped:
@@ -104,13 +108,31 @@ class Worker:
         # nothing. (A learner who patches JAX or the watchers' own module can still make
         # them misreport: see book/security.md.)
         self.watchers = dict(WATCHERS)
+        # Time JAX spends tracing, lowering and compiling, reported with each call's
+        # answer: what the reference solutions spend there is kept apart from their
+        # running time when call limits are derived (autograder.execute.run). A
+        # learner's worker can misreport it, but only the reference's reports are used.
+        self.compiling = 0.0
+        jax.monitoring.register_event_duration_secs_listener(self._compiled)
         self.namespace: dict[str, Any] = {
             "__name__": "__main__",
             "__builtins__": __builtins__,
             "get_ipython": _MagicsSkipped,
         }
 
+    def _compiled(self, event: str, seconds: float, **kwargs: Any) -> None:
+        if event.startswith(COMPILE_EVENTS):
+            self.compiling += seconds
+
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to ``request``; a call's or a watcher's tells its compile seconds."""
+        before = self.compiling
+        reply = self._answer(request)
+        if request.get("op") in ("call", "watch"):
+            reply["compile_seconds"] = self.compiling - before
+        return reply
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
         if op == "exec":
             return self.exec_cell(int(request["cell"]), str(request["source"]))

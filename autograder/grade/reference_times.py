@@ -1,7 +1,8 @@
 """How long the reference solutions take on each call of a notebook's tests.
 
-A learner's call may run for the larger of a floor and a factor times what the
-reference solution took on the same call (see
+A learner's call may run for the larger of a floor and a factor times the
+reference solution's running time on the same call, plus a smaller factor times
+its time compiling (see
 :meth:`autograder.execute.run.NotebookRun.call`), so a function that never
 returns is stopped after about the floor while a correct but slow one is not.
 Almost every reference call takes milliseconds, so almost every limit is the
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.execute.run import Limits, ReferenceSeconds
+from autograder.execute.run import CallTime, Limits, ReferenceSeconds
 from autograder.grade.plugin import NotebookContext
 from autograder.learner.seeding import current_seed
 from autograder.load.course import ExerciseNotebook
@@ -24,7 +25,7 @@ from autograder.load.course import ExerciseNotebook
 MEASURING_SECONDS = 60.0
 """The reference solution's own limit per call while it is timed."""
 
-_measured: dict[tuple[Path, str, int], dict[int, float]] = {}
+_measured: dict[tuple[Path, str, int], dict[int, CallTime]] = {}
 
 
 def reference_seconds(exercise: ExerciseNotebook, limits: Limits) -> ReferenceSeconds:
@@ -34,7 +35,7 @@ def reference_seconds(exercise: ExerciseNotebook, limits: Limits) -> ReferenceSe
     inputs do not depend on the tests before it (see :mod:`autograder.learner.seeding`).
     """
 
-    def seconds(test: str, number: int) -> float | None:
+    def seconds(test: str, number: int) -> CallTime | None:
         key = (exercise.path, test, current_seed())
         if key not in _measured:
             _measured[key] = _measure(exercise, test, limits)
@@ -43,7 +44,7 @@ def reference_seconds(exercise: ExerciseNotebook, limits: Limits) -> ReferenceSe
     return seconds
 
 
-def _measure(exercise: ExerciseNotebook, grade_id: str, limits: Limits) -> dict[int, float]:
+def _measure(exercise: ExerciseNotebook, grade_id: str, limits: Limits) -> dict[int, CallTime]:
     timing = replace(limits, call_seconds=MEASURING_SECONDS, zygote="reference")
     context = NotebookContext(exercise, exercise.path, timing)
     try:
@@ -55,6 +56,4 @@ def _measure(exercise: ExerciseNotebook, grade_id: str, limits: Limits) -> dict[
         context.close()
     if context.run is None:
         return {}
-    return {
-        number: s for (label, number), s in context.run.call_seconds.items() if label == grade_id
-    }
+    return {number: s for (label, number), s in context.run.call_times.items() if label == grade_id}
