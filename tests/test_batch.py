@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grade.batch import shard
+from autograder.isolate import processes
 from autograder.load.submissions import Submission
 from autograder.report import formats
 from conftest import run_cli
@@ -44,6 +45,12 @@ def serial_report(small_class, tmp_path_factory) -> dict:
 def test_two_jobs_give_the_same_report_as_one(small_class, serial_report, tmp_path):
     parallel, _ = _grade(small_class, tmp_path / "r.json", "--jobs", "2", "--no-cache")
     assert parallel == serial_report
+
+
+def test_grading_processes_close_their_process_caps_when_they_end(small_class, tmp_path):
+    before = set(processes.stale_groups())
+    _grade(small_class, tmp_path / "r.json", "--jobs", "2", "--no-cache")
+    assert set(processes.stale_groups()) - before == set()
 
 
 def test_shards_split_the_class_and_merge_back_into_the_whole_report(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -300,3 +302,35 @@ def test_the_sandbox_runs_where_ci_requires_it():
         "bubblewrap cannot run here, so every sandbox test would be skipped: install it "
         "(and on Ubuntu 24.04 allow unprivileged user namespaces), as .github/workflows/ci.yml does"
     )
+
+
+needs_cgroup_cap = pytest.mark.skipif(
+    processes.ProcessCap(1).kind != processes.CGROUP, reason="no pids cgroup of the grader's own"
+)
+
+
+@needs_cgroup_cap
+def test_a_grader_sweeps_the_empty_groups_that_killed_graders_left():
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cap = processes.ProcessCap(1)
+    left = cap.group.parent / f"{processes.GROUP_PREFIX}{ended.stdout.strip()}-0"
+    cap.close()
+    left.mkdir()
+    described = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from autograder.isolate import processes; print(processes.describe(8))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=True,
+    )
+    assert described.stdout.strip() == "8 tasks (cgroup)"
+    assert not left.exists()

@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import os
 import resource
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -28,7 +29,10 @@ RLIMIT = "rlimit"
 NONE = "none"
 NONE_DESCRIPTION = "not capped"
 
+GROUP_PREFIX = "pytrees-worker-"
+
 _counter = itertools.count()
+_swept = False
 
 
 def _own_cgroup(controller: str) -> str | None:
@@ -97,7 +101,10 @@ class ProcessCap:
         parent = _pids_hierarchy()
         if parent is None:
             return None
-        group = parent / f"pytrees-worker-{os.getpid()}-{next(_counter)}"
+        _sweep_once(parent)
+        # The random part keeps a new group from meeting one a killed process left behind
+        # under the same (reused) pid.
+        group = parent / f"{GROUP_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}"
         try:
             group.mkdir()
             (group / "pids.max").write_text(str(limit))
@@ -169,6 +176,31 @@ class ProcessCap:
         if self.kind == NONE:
             return NONE_DESCRIPTION
         return f"{self.limit} tasks ({self.kind})"
+
+
+def _sweep_once(parent: Path) -> None:
+    """Remove the empty groups of grader processes that have ended, once per process."""
+    global _swept
+    if not _swept:
+        _swept = True
+        for group in stale_groups(parent):
+            with contextlib.suppress(OSError):  # not empty: a task still runs in it
+                group.rmdir()
+
+
+def stale_groups(parent: Path | None = None) -> list[Path]:
+    """Groups made here by processes that have ended: a grader killed before it closed its caps."""
+    parent = parent or _pids_hierarchy()
+    if parent is None:
+        return []
+    stale = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            if entry.name.startswith(GROUP_PREFIX):
+                owner = entry.name[len(GROUP_PREFIX) :].split("-", 1)[0]
+                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                    stale.append(Path(entry.path))
+    return stale
 
 
 def describe(limit: int) -> str:

@@ -19,6 +19,7 @@ import atexit
 import contextlib
 import itertools
 import json
+import multiprocessing.util
 import os
 import shutil
 import signal
@@ -197,6 +198,7 @@ class Zygote:
 
 
 _zygotes: dict[tuple[bool, int, CompileStore | None, str], Zygote] = {}
+_finalizer_pid: int | None = None
 
 
 def zygote(
@@ -208,8 +210,21 @@ def zygote(
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():
             current.close()
+        _close_at_exit()
         current = _zygotes[key] = Zygote(sandbox, processes, store)
     return current
+
+
+def _close_at_exit() -> None:
+    """Close this process's zygotes when it ends, also as a grading process of a pool.
+
+    A pool's processes leave through ``os._exit``, which skips ``atexit`` but runs
+    multiprocessing's own finalizers.
+    """
+    global _finalizer_pid
+    if _finalizer_pid != os.getpid():
+        _finalizer_pid = os.getpid()
+        multiprocessing.util.Finalize(None, close_all, exitpriority=10)
 
 
 @atexit.register
