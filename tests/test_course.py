@@ -88,8 +88,8 @@ def test_points_are_declared_only_in_test_cells():
                 assert "points" not in meta or not meta["points"], meta.get("grade_id")
 
 
-def test_the_course_keeps_its_nine_chapters_and_their_functions():
-    assert len(COURSE.notebooks) >= 9 and len(COURSE.functions) >= 27
+def test_the_course_keeps_its_ten_chapters_and_their_functions():
+    assert len(COURSE.notebooks) >= 10 and len(COURSE.functions) >= 39
 
 
 def test_every_chapter_has_its_lesson_toc_entry_exercise_and_misconceptions():
@@ -183,10 +183,26 @@ def test_every_section_an_error_points_to_exists():
 def test_no_test_cell_rebinds_a_name_the_setup_cell_gives(function):
     """Under nbgrader every cell shares one namespace: a test cell that assigned `check`
     or `round_trip` would break the cells after it."""
-    setup = bound_names(COURSE.notebook(function.notebook).setup_source)
+    setup = _namespace_names(COURSE.notebook(function.notebook).setup_source)
     for test in function.tests:
-        rebound = setup & bound_names(test.source)
+        rebound = setup & _namespace_names(test.source)
         assert not rebound, f"{test.grade_id} rebinds {sorted(rebound)}"
+
+
+def _namespace_names(source: str) -> frozenset[str]:
+    """Names a cell binds in the notebook's namespace: not a function's arguments or locals."""
+    names: set[str] = set()
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(statement.name)
+        else:
+            names |= bound_names(ast.unparse(statement))
+    return frozenset(names)
+
+
+def test_a_setup_functions_arguments_are_not_names_of_the_notebook():
+    setup = "def loss(params, batch):\n    return params\n"
+    assert _namespace_names(setup) == {"loss"}
 
 
 def _stale_after(tmp_path, edit) -> list[str]:

@@ -71,6 +71,26 @@ ERRORS = {
         ),
         "Custom nodes → Register a type once",
     ),
+    "scan carry of another tree": (
+        lambda: jax.lax.scan(lambda c, x: ({**c, "n": 1}, None), {"s": 0.0}, jnp.ones(2)),
+        "Control flow over trees → The carry keeps its treedef",
+    ),
+    "scan carry of another dtype": (
+        lambda: jax.lax.scan(lambda c, x: (c + x, None), jnp.int32(0), jnp.ones(2)),
+        "Control flow over trees → Same shapes and dtypes at every leaf",
+    ),
+    "cond branches of different trees": (
+        lambda: jax.lax.cond(True, lambda: {"a": 1.0}, lambda: None),
+        "Control flow over trees → cond and switch return one structure",
+    ),
+    "switch branches of different dtypes": (
+        lambda: jax.lax.switch(0, [lambda: 1.0, lambda: jnp.int32(1)]),
+        "Control flow over trees → cond and switch return one structure",
+    ),
+    "xs of different lengths": (
+        lambda: jax.lax.scan(lambda c, x: (c, None), 0.0, [jnp.ones(2), jnp.ones(3)]),
+        "Control flow over trees → Scanning over a tree of stacked arrays",
+    ),
     "unflatten with too few leaves": (
         lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),
         "Structure → What unflatten checks",
@@ -90,6 +110,14 @@ def test_a_course_error_points_to_its_section(case):
     error = _raised(produce)
     pointer = explain(type(error).__name__, str(error))
     assert pointer is not None and pointer.section == section
+
+
+def test_an_if_on_a_tracer_points_to_cond_in_the_control_flow_exercise_only():
+    error = _raised(lambda: jax.jit(lambda x: 1 if x > 0 else 2)(1.0))
+    here = explain(type(error).__name__, str(error), chapter="control_flow")
+    elsewhere = explain(type(error).__name__, str(error), chapter="aux_data")
+    assert here.section == "Control flow over trees → cond and switch return one structure"
+    assert elsewhere.section == "aux_data → Children and aux_data"
 
 
 def test_an_error_outside_the_course_topics_gets_no_pointer():

@@ -18,6 +18,9 @@ class Pointer:
 
     idea: str
     section: str
+    only_in: tuple[str, ...] = ()
+    """The chapters whose exercises it serves, where an error means another thing
+    elsewhere; empty for every chapter."""
 
     def text(self) -> str:
         return f"This points to {self.idea}. Reread {self.section}."
@@ -56,6 +59,48 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
             "trees of different structures mapped together: in jax.tree.map the first "
             "tree must be a prefix of every other one",
             "Mapping → The first tree is a prefix",
+        ),
+    ),
+    (
+        r"carry input and carry output must have the same pytree structure",
+        Pointer(
+            "a loop whose body returns its carry as another tree: the body is traced once "
+            "and runs again on its own output, so the carry keeps its containers and keys",
+            "Control flow over trees → The carry keeps its treedef",
+        ),
+    ),
+    (
+        r"carry input and carry output must have equal types",
+        Pointer(
+            "a loop's carry whose leaf changed shape or dtype: the compiled loop keeps each "
+            "leaf in one buffer of one type, so build the initial carry from the data",
+            "Control flow over trees → Same shapes and dtypes at every leaf",
+        ),
+    ),
+    (
+        r"(cond|switch) branch(es)? (outputs must have the same pytree structure"
+        r"|must have equal output types)",
+        Pointer(
+            "branches that return different trees: cond and switch trace every branch, "
+            "and each must return the same structure, shapes and dtypes",
+            "Control flow over trees → cond and switch return one structure",
+        ),
+    ),
+    (
+        r"scan got values with different leading axis sizes",
+        Pointer(
+            "xs whose leaves disagree on the number of steps: scan slices every leaf of "
+            "xs along its leading axis",
+            "Control flow over trees → Scanning over a tree of stacked arrays",
+        ),
+    ),
+    (
+        r"^TracerBoolConversionError",
+        Pointer(
+            "a Python if on a traced value: under jit it has no value until the compiled "
+            "program runs, so the choice belongs in lax.cond or lax.switch",
+            "Control flow over trees → cond and switch return one structure",
+            only_in=("control_flow",),
         ),
     ),
     (
@@ -117,10 +162,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
 )
 
 
-def explain(error_type: str, message: str) -> Pointer | None:
-    """The course's pointer for an error of type ``error_type`` with ``message``, if any."""
+def explain(error_type: str, message: str, chapter: str = "") -> Pointer | None:
+    """The course's pointer for an error of type ``error_type`` with ``message``, if any.
+
+    ``chapter`` is the id of the exercise's chapter, for the pointers kept to some.
+    """
     text = f"{error_type}: {message}"
     for pattern, pointer in POINTERS:
+        if pointer.only_in and chapter not in pointer.only_in:
+            continue
         if re.search(pattern, text):
             return pointer
     return None

@@ -77,11 +77,18 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
         return Verdict("missing", _missing_message(exc, notebook), _in_hidden(exc, test))
     except LearnerError as exc:
         hidden = _in_hidden(exc, test)
-        message = _learner_error_message(exc, hidden) + ("" if hidden else _called_in(exc, test))
+        message = _learner_error_message(exc, hidden, _chapter(notebook))
+        message += "" if hidden else _called_in(exc, test)
         return Verdict(_learner_error_outcome(exc), message, hidden)
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
-        return Verdict("failed", _local_error_message(exc, test), _in_hidden(exc, test))
+        message = _local_error_message(exc, test, _chapter(notebook))
+        return Verdict("failed", message, _in_hidden(exc, test))
     return Verdict("passed", hidden=bool(test.hidden_lines))
+
+
+def _chapter(notebook: str) -> str:
+    """The chapter id of a notebook's file name (``control_flow.ipynb``)."""
+    return notebook.removesuffix(".ipynb")
 
 
 def _failing_line(exc: BaseException, test: TestCell) -> int | None:
@@ -126,7 +133,7 @@ def _learner_error_outcome(exc: LearnerError) -> str:
     return "failed" if exc.type in _FAILED_TYPES else "error"
 
 
-def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
+def _learner_error_message(exc: LearnerError, hidden: bool, chapter: str) -> str:
     if exc.type == "NotImplementedError":
         return f"{exc.function} is not written yet: it still raises NotImplementedError."
     if exc.type == "MemoryError":
@@ -136,7 +143,7 @@ def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
         )
     if exc.type == "WatcherError":  # says what the notebook lacks, never a test's input
         return f"{exc.function}: {exc.message}"
-    pointer = explain(exc.type, exc.message)
+    pointer = explain(exc.type, exc.message, chapter)
     said = f" {pointer.text()}" if pointer else ""
     if hidden:
         return f"{exc.function} raised {exc.type} on the input of a hidden test.{said}"
@@ -148,11 +155,11 @@ def _learner_error_message(exc: LearnerError, hidden: bool) -> str:
     return f"{exc.function} raised {exc.type}{detail}{trace}"
 
 
-def _local_error_message(exc: Exception, test: TestCell) -> str:
+def _local_error_message(exc: Exception, test: TestCell, chapter: str) -> str:
     name = type(exc).__name__
     if isinstance(exc, NotImplementedError):
         return f"{test.function} is not written yet: it still raises NotImplementedError."
-    pointer = explain(name, str(exc))
+    pointer = explain(name, str(exc), chapter)
     said = f" {pointer.text()}" if pointer else ""
     if _in_hidden(exc, test):
         return (
