@@ -91,6 +91,10 @@ ERRORS = {
         lambda: jax.lax.scan(lambda c, x: (c, None), 0.0, [jnp.ones(2), jnp.ones(3)]),
         "Control flow over trees → Scanning over a tree of stacked arrays",
     ),
+    "a function as a leaf under jit": (
+        lambda: jax.jit(lambda tree: tree["w"])({"w": jnp.ones(2), "act": jnp.tanh}),
+        "Static data and functions in trees → What a leaf may be under jit",
+    ),
     "unflatten with too few leaves": (
         lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),
         "Structure → What unflatten checks",

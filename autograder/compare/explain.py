@@ -123,6 +123,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"Error interpreting argument to .* as an abstract array",
+        Pointer(
+            "a leaf that is not an array (a function, a string, an object) given to a "
+            "transformation: it can only trace arrays, so a function travels in a Partial "
+            "and other values as static arguments or aux_data",
+            "Static data and functions in trees → What a leaf may be under jit",
+        ),
+    ),
+    (
         r"Non-hashable static arguments",
         Pointer(
             "a static value that cannot be hashed: static arguments and aux_data are "
