@@ -27,6 +27,13 @@ def run_layer(act, width, x):
     return _forward(LayerConfig(act, width), x)
 """
 
+PLAIN_STEP = """
+@jax.jit
+def _sgd_step(params, grads, lr):
+    return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+
+"""
+
 CASES = [
     {
         "function": "activate",
@@ -148,12 +155,8 @@ def run_schedule(params, grads, lrs):
         "function": "run_schedule",
         "misconception": "a jitted step can close over the learning rate",
         "teaches": RETRACES,
-        "source": """
-@jax.jit
-def _sgd_step(params, grads, lr):
-    return jax.tree.map(lambda p, g: p - lr * g, params, grads)
-
-
+        "source": PLAIN_STEP
+        + """
 def run_schedule(params, grads, lrs):
     for lr in lrs:
         step = jax.jit(lambda p, g: jax.tree.map(lambda a, b: a - lr * b, p, g))
@@ -182,12 +185,8 @@ def run_schedule(params, grads, lrs):
         "function": "run_schedule",
         "misconception": "the sum of the rates in one step is the same schedule",
         "teaches": RETRACES,
-        "source": """
-@jax.jit
-def _sgd_step(params, grads, lr):
-    return jax.tree.map(lambda p, g: p - lr * g, params, grads)
-
-
+        "source": PLAIN_STEP
+        + """
 def run_schedule(params, grads, lrs):
     return _sgd_step(params, grads, sum(lrs) / len(lrs))
 """,
