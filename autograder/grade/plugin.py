@@ -214,6 +214,10 @@ def run_pytest(contexts: list[NotebookContext]) -> dict[tuple[str, str], Verdict
         "-p", "no:unraisableexception",
         "-p", "no:threadexception",
         "--noconftest",
+        # no third-party plugins (anyio's imports its event loops: 0.4 s a fresh process),
+        # and no assertion rewriting: test cells are exec'd by the plugin, not imported
+        "--disable-plugin-autoload",
+        "--assert=plain",
         "-c", os.devnull,
         "--rootdir", str(Path(contexts[0].exercise.path).parent.parent),
         *[str(context.exercise.path) for context in contexts],
