@@ -203,6 +203,7 @@ class Visit:
     problems: list[str]
     screenshot: Path
     question: dict[str, str | bool] | None  # what answering the page's first question showed
+    close_ups: list[Path]  # the page's first tree picture and its answered first question
 
 
 def _answer_first_question(page: Page) -> dict[str, str | bool] | None:
@@ -218,6 +219,18 @@ def _answer_first_question(page: Page) -> dict[str, str | bool] | None:
         "explanation": question.locator(".pt-quiz-explanation").inner_text(),
         "explanation_visible": question.locator(".pt-quiz-explanation").is_visible(),
     }
+
+
+def _close_ups(page: Page, shot: Path) -> list[Path]:
+    """Screenshots of the page's first tree picture and first question, beside ``shot``."""
+    saved = []
+    for selector, suffix in ((".pt-tree-figure", "picture"), (".pt-quiz", "question")):
+        found = page.locator(selector)
+        if found.count():
+            path = shot.with_name(f"{shot.stem}-{suffix}.png")
+            found.first.screenshot(path=path)
+            saved.append(path)
+    return saved
 
 
 def _read_to_the_end(page: Page, name: str) -> None:
@@ -247,10 +260,11 @@ def walk(reader: Visitor, screenshots: Path) -> list[Visit]:
         question = _answer_first_question(page)
         _read_to_the_end(page, name)
         shot = screenshots / f"{len(visits):02d}-{name.replace('/', '-')}.png"
+        close_ups = _close_ups(page, shot)
         page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
         page.screenshot(path=shot, full_page=True)
         heading = page.locator("article h1").first.inner_text()
-        visits.append(Visit(name, heading, list(problems), shot, question))
+        visits.append(Visit(name, heading, list(problems), shot, question, close_ups))
         problems.clear()
         following = page.locator("a.right-next")
         if following.count() == 0 or len(visits) > 50:
@@ -289,6 +303,18 @@ def test_no_page_asks_for_anything_outside_this_machine(walk, reader):
 def test_every_page_of_the_walk_is_saved_as_a_screenshot(walk):
     for visit in walk:
         assert visit.screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", visit.page
+
+
+def test_every_chapter_is_saved_with_a_close_up_of_its_picture_and_answered_question(
+    walk, released_course
+):
+    chapters = {f"book/{notebook.id}" for notebook in released_course.notebooks}
+    close_ups = {visit.page: [p.name for p in visit.close_ups] for visit in walk}
+    for page in chapters:
+        assert [name.rsplit("-", 1)[1] for name in close_ups[page]] == [
+            "picture.png",
+            "question.png",
+        ], page
 
 
 # What the progress page remembers ------------------------------------------------------

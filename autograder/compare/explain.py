@@ -104,6 +104,32 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"^TypeError: Mismatch\nPyTreeDef",
+        Pointer(
+            "a transpose whose outer and inner structures do not compose into the tree's: "
+            "take both from the data (the outer from the list, the inner from one item)",
+            "The treedef and key API → Transposing a tree of trees",
+        ),
+    ),
+    (
+        r"to_iterable_with_keys function for a custom PyTree node should return",
+        Pointer(
+            "a flatten_with_keys that returns bare children: it must return (key, child) "
+            "pairs and the aux_data",
+            "The treedef and key API → Registering nodes with keys",
+        ),
+    ),
+    (
+        r"^KeyError: \"\[",
+        Pointer(
+            "a path that the flat dict lacks, looked up while the tree was being rebuilt: "
+            "check every path of the template against the dict first, and name the ones "
+            "missing in a ValueError",
+            "Checkpoints → Restoring into a template",
+            only_in=("checkpoints",),
+        ),
+    ),
+    (
         r"^UnexpectedTracerError",
         Pointer(
             "a traced value that escaped its transformation (kept in a global, a cache "
