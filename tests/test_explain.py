@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import pytest
+from flax import nnx
 
 from autograder.compare.explain import POINTERS, explain
 from autograder.compare.failures import LearnerError
@@ -23,6 +25,20 @@ class WithAux:
     @classmethod
     def tree_unflatten(cls, aux, children):
         return cls(children[0], aux)
+
+
+class _EqxModule(eqx.Module):
+    w: jax.Array
+    act: str = eqx.field(static=True, default="tanh")
+
+
+def _module() -> _EqxModule:
+    return _EqxModule(jnp.ones(2))
+
+
+class _NnxNet(nnx.Module):
+    def __init__(self, rngs):
+        self.layers = [nnx.Linear(2, 2, rngs=rngs)]
 
 
 class BareKeys:
@@ -114,6 +130,18 @@ ERRORS = {
     "bare children from flatten_with_keys": (
         lambda: jax.tree.flatten_with_path(BareKeys(1.0, 2.0)),
         "The treedef and key API → Registering nodes with keys",
+    ),
+    "an assignment to an Equinox module": (
+        lambda: setattr(_module(), "w", jnp.zeros(2)),
+        "The libraries' own trees → Frozen modules and eqx.tree_at",
+    ),
+    "tree_at on a static field": (
+        lambda: eqx.tree_at(lambda module: module.act, _module(), "relu"),
+        "The libraries' own trees → Frozen modules and eqx.tree_at",
+    ),
+    "a plain list of NNX modules": (
+        lambda: _NnxNet(nnx.Rngs(0)),
+        "The libraries' own trees → NNX: a GraphDef and a State",
     ),
     "unflatten with too few leaves": (
         lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),

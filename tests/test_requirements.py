@@ -8,7 +8,10 @@ import re
 import sys
 from pathlib import Path
 
-from autograder.load.course import PACKAGE_DIR, REPO_ROOT
+import nbformat
+
+from autograder.execute.worker import to_python
+from autograder.load.course import PACKAGE_DIR, REPO_ROOT, SOLUTIONS
 
 GRADING = REPO_ROOT / "requirements-grading.txt"
 FULL = REPO_ROOT / "requirements.txt"
@@ -44,17 +47,22 @@ def third_party_imports(package: Path) -> dict[str, Path]:
     one file that imports it."""
     found: dict[str, Path] = {}
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                modules = [node.module]
-            else:
-                continue
-            for module in modules:
-                top = module.split(".")[0]
-                if top not in sys.stdlib_module_names and top != package.name:
-                    found.setdefault(top, path.relative_to(REPO_ROOT))
+        for top in _imported(path.read_text(encoding="utf-8")) - {package.name}:
+            found.setdefault(top, path.relative_to(REPO_ROOT))
+    return found
+
+
+def _imported(source: str) -> set[str]:
+    """The top-level modules outside the standard library that ``source`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        else:
+            continue
+        found |= {m.split(".")[0] for m in modules} - set(sys.stdlib_module_names)
     return found
 
 
@@ -80,3 +88,20 @@ def test_requirements_grading_provides_every_module_the_grader_imports():
         assert PROVIDED_BY[module] in grading, (
             f"{where} imports {module}, but {GRADING.name} does not pin {PROVIDED_BY[module]}"
         )
+
+
+# The distribution that provides each module the exercise notebooks import, beyond the
+# grader's own; a worker imports them when it runs a learner's notebook.
+NOTEBOOKS_IMPORT = {**PROVIDED_BY, "equinox": "equinox", "flax": "flax", "optax": "optax"}
+
+
+def test_requirements_grading_provides_every_module_the_notebooks_import():
+    grading = pinned(GRADING)
+    for path in sorted(SOLUTIONS.glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            for module in _imported(to_python(cell.source)) - {"autograder"}:
+                assert NOTEBOOKS_IMPORT.get(module) in grading, (
+                    f"{path.name} imports {module}: pin its distribution in {GRADING.name}"
+                )

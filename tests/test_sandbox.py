@@ -42,6 +42,14 @@ def test_results_come_back_as_plain_data(run_cells):
     assert out["y"].tolist() == [2.0, 4.0]
 
 
+def test_a_learner_cell_defines_a_dataclass_as_a_kernel_would(run_cells):
+    run = run_cells(
+        "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int\n\n\n"
+        "def annotation():\n    return repr(Point.__annotations__['x'])"
+    )
+    assert run.call("annotation", (), {}) == "<class 'int'>"
+
+
 def test_the_graders_environment_does_not_reach_the_worker(run_cells, monkeypatch):
     monkeypatch.setenv("GRADER_SECRET_TOKEN", "s3cret")
     run = run_cells("import os\ndef env():\n    return dict(os.environ)")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.compare.verdicts import run_test_cell
+from autograder.grade.plugin import trusted_namespace
 from autograder.load.course import TestCell, hidden_lines
 
 SOURCE = """\
@@ -154,3 +157,17 @@ def test_a_functions_status_is_its_worst_outcome():
     tests = [TestResult("a", "failed", 0.0, 1.0), TestResult("b", "crashed", 0.0, 1.0)]
     assert ExerciseResult("nb.ipynb", "f", 2.0, tests).status == "crashed"
     assert ExerciseResult("nb.ipynb", "f", 2.0, []).status == "missing"
+
+
+DATACLASS = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int\n"
+
+
+def test_a_test_cell_defines_a_dataclass_as_a_kernel_would():
+    source = DATACLASS + "assert Point(1).x == 1, 'Point(1).x should be 1'\n"
+    test = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+    assert run_test_cell(test, {"__name__": "__grader__"}, "nb.ipynb").passed
+
+
+def test_a_setup_cell_defines_a_dataclass_as_a_kernel_would():
+    exercise = SimpleNamespace(path="setup-with-a-dataclass", id="nb", setup_source=DATACLASS)
+    assert trusted_namespace(exercise)["Point"](2).x == 2

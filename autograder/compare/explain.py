@@ -130,6 +130,30 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"^FrozenInstanceError: cannot assign to field",
+        Pointer(
+            "an assignment to a frozen module's field: an Equinox module is an immutable "
+            "tree, so make a changed copy with eqx.tree_at",
+            "The libraries' own trees → Frozen modules and eqx.tree_at",
+        ),
+    ),
+    (
+        r"Operation undefined, .* is not a leaf of the pytree",
+        Pointer(
+            "eqx.tree_at pointed at a static field: it lives in the treedef's aux_data, "
+            "not among the leaves tree_at can replace",
+            "The libraries' own trees → Frozen modules and eqx.tree_at",
+        ),
+    ),
+    (
+        r"assigned to static attribute .* of Pytree type",
+        Pointer(
+            "a plain list of NNX modules: NNX treats a list attribute as static, so hold "
+            "sub-modules in an nnx.List",
+            "The libraries' own trees → NNX: a GraphDef and a State",
+        ),
+    ),
+    (
         r"^UnexpectedTracerError",
         Pointer(
             "a traced value that escaped its transformation (kept in a global, a cache "

@@ -56,7 +56,7 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
     A failure inside a hidden region is described only by the assertion's
     authored message: never by the test's code, its inputs or expected values.
     """
-    code = compile(test.source, test.filename, "exec")
+    code = compile(test.source, test.filename, "exec", dont_inherit=True)
     try:
         exec(code, namespace)
     except AssertionError as exc:

@@ -153,7 +153,7 @@ class Worker:
         filename = cell_filename(index)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         try:
-            code = compile(to_python(source), filename, "exec")
+            code = compile(to_python(source), filename, "exec", dont_inherit=True)
             exec(code, self.namespace)
         except BaseException as exc:  # noqa: BLE001 - a learner's cell may raise anything
             return {"ok": False, "error": describe_exception(exc)}

@@ -49,7 +49,11 @@ def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
     """The course's setup cell, run once in the grader's process (it is the course's own code)."""
     if exercise.path not in _TRUSTED_SETUP:
         namespace: dict[str, Any] = {"__name__": "__grader__"}
-        exec(compile(exercise.setup_source, f"<setup of {exercise.id}>", "exec"), namespace)
+        # dont_inherit: run as in a kernel, without this module's __future__ imports
+        code = compile(
+            exercise.setup_source, f"<setup of {exercise.id}>", "exec", dont_inherit=True
+        )
+        exec(code, namespace)
         _TRUSTED_SETUP[exercise.path] = namespace
     return dict(_TRUSTED_SETUP[exercise.path])
 
