@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -65,31 +66,44 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, f
     """nbgrader autograde, where `full` handed in the solutions, `blank` the exercises,
     and `partial-a`/`partial-b` solutions with some functions replaced by misconceptions."""
     root = tmp_path_factory.mktemp("nbgrader-course")
-    shutil.copytree(SOLUTIONS, root / "source")
-    config = [f"--CourseDirectory.root={root}", "--CourseDirectory.source_directory=source",
-              "--CourseDirectory.release_directory=release", "--log-level=WARN"]  # fmt: skip
+    submitted = root / "submitted"
     scores = {}
-    for notebook in course.notebooks:
-        nbgrader("generate_assignment", notebook.id, "--force", *config)
-        for student in STUDENTS:
-            target = root / "submitted" / student / notebook.id / notebook.filename
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if student.startswith("partial"):
-                write_variant(notebook.path, target, _partial(notebook, student))
-            else:
-                origin = SOLUTIONS if student == "full" else EXERCISES
-                shutil.copy(origin / notebook.id / notebook.filename, target)
-        nbgrader("autograde", notebook.id, "--create", *config)
-        with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-            for student in STUDENTS:
-                submission = gradebook.find_submission(notebook.id, student)
-                scores[(notebook.id, student)] = (submission.score, submission.max_score)
-    graded = grade_with_cli(root / "submitted", root / "report.json")
+    # One nbgrader course (and gradebook) per notebook, two at a time: nbgrader grades one
+    # kernel after another, and its own start-up is a few seconds per command.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for found in pool.map(lambda nb: _autograde(root / nb.id, submitted, nb), course.notebooks):
+            scores.update(found)
+    graded = grade_with_cli(submitted, root / "report.json")
     for student in STUDENTS:
         for exercise in graded.student(student)["exercises"]:
             key = (exercise["notebook"].removesuffix(".ipynb"), f"{student}/grader")
             scores[key] = scores.get(key, 0.0) + exercise["score"]
     return scores
+
+
+def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], tuple[float, float]]:
+    """nbgrader's scores of ``notebook`` for every student, in a course of its own at ``root``
+    whose submissions are those in ``submitted`` (shared by all the notebooks' courses)."""
+    shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
+    config = [f"--CourseDirectory.root={root}", "--CourseDirectory.source_directory=source",
+              "--CourseDirectory.release_directory=release", "--log-level=WARN"]  # fmt: skip
+    nbgrader("generate_assignment", notebook.id, "--force", *config)
+    for student in STUDENTS:
+        target = submitted / student / notebook.id / notebook.filename
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if student.startswith("partial"):
+            write_variant(notebook.path, target, _partial(notebook, student))
+        else:
+            origin = SOLUTIONS if student == "full" else EXERCISES
+            shutil.copy(origin / notebook.id / notebook.filename, target)
+    (root / "submitted").symlink_to(submitted)
+    nbgrader("autograde", notebook.id, "--create", *config)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        return {
+            (notebook.id, student): (submission.score, submission.max_score)
+            for student in STUDENTS
+            for submission in [gradebook.find_submission(notebook.id, student)]
+        }
 
 
 def nbgrader(*args: str) -> None:
