@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from autograder.grade import fill_store
 from autograder.grade.fill_store import WORTH_FILLING_FOR
 from autograder.isolate import bubblewrap
 from autograder.load.course import REPO_ROOT
+from autograder.store.calls import RECORD_GLOB
 from autograder.store.folder import STORE_MOUNT, CompileStore
 from conftest import run_cli
 
@@ -60,46 +60,19 @@ def test_a_worker_cannot_write_into_the_store(tmp_path):
     assert "Read-only file system" in raised.value.message and not list(tmp_path.iterdir())
 
 
-def test_only_modules_recorded_as_jax_own_stay_in_the_store_and_nothing_else(tmp_path):
-    digest = "0" * 64
-    lowered = {"jit_tanh": ["jax"], "jit_stack": ["jax"], "jit_scan": ["code"]}
-    lowered |= {"jit_broadcast_in_dim": ["jax", "code"], "jit_unrecorded": []}
-    for module, kinds in lowered.items():
-        (tmp_path / f"{module}-{digest}-cache").write_bytes(b"compiled")
-        with (tmp_path / "provenance-a.jsonl").open("a") as records:
-            records.writelines(json.dumps({"module": module, "kind": k}) + "\n" for k in kinds)
-    (tmp_path / f"jit_scan-{digest}-atime").write_bytes(b"0")
-    (tmp_path / "jit_scan.lockfile").write_bytes(b"")
-    (tmp_path / "somewhere").mkdir()
-    assert fill_store._remove_course_code(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        f"jit_stack-{digest}-cache",
-        f"jit_tanh-{digest}-cache",
-    ]
-
-
-def test_a_store_whose_records_cannot_be_read_is_not_used(tmp_path):
-    (tmp_path / f"jit_tanh-{'0' * 64}-cache").write_bytes(b"compiled")
-    (tmp_path / "provenance-a.jsonl").write_text('{"module": "jit_tanh", "ki\n')
-    assert not fill_store._remove_course_code(tmp_path)
-
-
-def test_a_jax_operation_named_like_a_course_function_stays_in_the_store(tmp_path):
+def test_a_jax_operation_named_like_a_course_function_reaches_the_store(tmp_path):
     _fill(tmp_path, "import jax.numpy as jnp\n_ = jnp.stack([jnp.ones(3), jnp.ones(3)])")
-    assert fill_store._remove_course_code(tmp_path)
     assert "jit_stack" in _modules(tmp_path)
-    assert not list(tmp_path.glob("provenance-*"))
+    assert not list(tmp_path.glob(RECORD_GLOB))
 
 
-def test_a_jitted_course_function_is_removed_from_the_store(tmp_path):
+def test_a_jitted_course_function_never_reaches_the_store(tmp_path):
     _fill(
         tmp_path,
         "import jax, jax.numpy as jnp",
         "def stack(trees):\n    return jax.tree.map(lambda *xs: jnp.stack(xs), *trees)",
         "_ = jax.jit(stack)([jnp.ones(2), jnp.ones(2)])",
     )
-    assert "jit_stack" in _modules(tmp_path)
-    assert fill_store._remove_course_code(tmp_path)
     assert "jit_stack" not in _modules(tmp_path)
 
 
@@ -111,9 +84,7 @@ def test_a_jitted_course_function_is_removed_from_the_store(tmp_path):
         ("jit__unnamed_function", "_ = jax.jit(Doubler())(jnp.ones(3))"),
     ],
 )
-def test_a_jax_operation_that_compiled_course_code_is_removed_from_the_store(
-    tmp_path, module, source
-):
+def test_a_jax_operation_given_course_code_never_reaches_the_store(tmp_path, module, source):
     _fill(
         tmp_path,
         "import jax, jax.numpy as jnp",
@@ -121,15 +92,16 @@ def test_a_jax_operation_that_compiled_course_code_is_removed_from_the_store(
         "class Doubler:\n    def __call__(self, x):\n        return x * 2",
         source,
     )
-    assert module in _modules(tmp_path)
-    assert fill_store._remove_course_code(tmp_path)
     assert module not in _modules(tmp_path)
 
 
 def _fill(folder, *sources: str) -> None:
-    filling = _run(CompileStore(str(folder), writable=True), *sources, "def done():\n    return 1")
-    filling.call("done", (), {})
-    filling.close()
+    """Run ``sources`` as the reference run does, then fill ``folder`` from what they compiled."""
+    done = "def done():\n    return 1"
+    recording = _run(CompileStore(str(folder), writable=True), *sources, done)
+    recording.call("done", (), {})
+    recording.close()
+    assert fill_store._replay(folder, 1) is None
 
 
 def _modules(folder) -> set[str]:
@@ -150,7 +122,7 @@ def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):
     first = run_cli("grade", learners, "--compile-store", store, "--no-cache")
     assert "compiling the course's JAX operations once" in first.stderr
     (filled,) = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
-    assert "jit_tanh" in _modules(filled) and not list(filled.glob("provenance-*"))
+    assert "jit_tanh" in _modules(filled) and not list(filled.glob(RECORD_GLOB))
     again = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
     assert "compiling" not in again.stderr and "without the compile store" not in again.stderr
 

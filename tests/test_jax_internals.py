@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +15,7 @@ from autograder.grade import fill_store
 from autograder.isolate import bubblewrap
 from autograder.load.course import PACKAGE_DIR, SOLUTIONS, grader_sources, load_course
 from autograder.store import jax_internals
+from autograder.store.calls import RECORD_GLOB
 
 PRIVATE = re.compile(r"\bjax\._src\b|\bfrom jax import _src\b")
 
@@ -86,3 +89,30 @@ def test_a_failed_fill_is_tried_again_for_another_seed(tmp_path, monkeypatch):
     fill_store.prepare(course, tmp_path, Limits(), 1, say=said.append)
     assert said[0].startswith("note: compiling")
     assert len(list(tmp_path.glob(f"*{fill_store.FAILED_SUFFIX}"))) == 2
+
+
+HEAR_BOTH = """
+import sys
+from autograder.store.jax_internals import record_calls
+record_calls(sys.argv[1])
+import jax, jax.numpy as jnp
+x = jnp.ones(3)
+jnp.tanh(x)
+jax.lax.add(x, x)
+"""
+
+
+def test_recording_hears_of_both_a_jitted_jax_function_and_an_eager_primitive(tmp_path):
+    subprocess.run([sys.executable, "-c", HEAR_BOTH, str(tmp_path)], check=True)
+    records = [json.loads(line) for p in tmp_path.glob(RECORD_GLOB) for line in p.open()]
+    expected = {
+        "jax._src.pjit._run_python_pjit": ("jit", ["jax._src.numpy.ufuncs", "tanh"]),
+        "jax._src.dispatch.xla_primitive_callable": ("primitive", "add"),
+    }
+    silent = [
+        hook
+        for hook, (kind, name) in expected.items()
+        if not any(record.get(kind) == name for record in records)
+    ]
+    version = jax_internals.jax_version()
+    assert not silent, f"{version}: the hook on {', '.join(silent)} heard nothing"

@@ -46,7 +46,8 @@ def _preload(argv: list[str]) -> None:
     JAX is imported but not used: its backend starts in each forked worker, so no
     thread exists at fork time. With ``--compile-store DIR`` (see
     :mod:`autograder.store.folder`) JAX reads compiled operations from ``DIR``; with
-    ``--writable`` as well it also writes every one it compiles there.
+    ``--writable`` instead, the calls JAX compiles are written down there as plain
+    data (:mod:`autograder.store.jax_internals`), for the store to be filled from.
     """
     import jax
     import jax.numpy  # noqa: F401
@@ -58,13 +59,13 @@ def _preload(argv: list[str]) -> None:
     from autograder.store.folder import cache_settings
 
     for folder in _store_folder(argv):
-        writable = "--writable" in argv
-        for name, value in cache_settings(folder, writable).items():
-            jax.config.update(name, value)
-        if writable:
-            from autograder.store.jax_internals import record_lowerings
+        if "--writable" in argv:  # the reference run: record what it compiles, for replaying
+            from autograder.store.jax_internals import record_calls
 
-            record_lowerings(folder)
+            record_calls(folder)
+        else:
+            for name, value in cache_settings(folder, writable=False).items():
+                jax.config.update(name, value)
 
 
 def _store_folder(argv: list[str]) -> list[str]:

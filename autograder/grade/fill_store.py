@@ -1,22 +1,25 @@
-"""Filling the compile store: a trusted, read-only store of compiled JAX operations.
+"""Filling the compile store: JAX's own operations, compiled once and read by every worker.
 
 Most of a worker's time goes to XLA compiling the learner's JAX operations,
 once per operation and shape in every fresh process. JAX can keep compiled
 executables on disk (its persistent compilation cache), but a store the
 workers could write to would let one learner plant code that another learner's
-worker then runs. So the store is filled once per course version by the
-grader's own run of the reference solutions, on the same seeded inputs the
-hidden tests use, and then mounted read-only into every bubblewrap sandbox.
-Learners' operations that match the reference's (most of them, since the
-tests call every function on the same shapes) load in about a millisecond
-instead of compiling.
+worker then runs, and a store filled by running the reference solutions would
+hold them, compiled, for any worker to read.
 
-Entries that could carry a reference solution itself are removed before the
-store is used: the reference run records, for every module it compiles,
-whether it holds JAX's own code and nothing else (:mod:`autograder.store.jax_internals`),
-and only those modules stay: JAX's operations on arrays of given shapes, which
-tell a worker nothing it is not handed anyway. When the records cannot be read
-the store is not used at all.
+So the store is filled in two steps, once per course version and seed. The
+grader's own run of the reference solutions, on the same seeded inputs the
+hidden tests use, writes down every call its workers compile, as plain data
+(:mod:`autograder.store.calls`): which of JAX's functions or primitives, and
+the shapes and dtypes of its arguments. Then a separate process that never
+loads the course's code replays those calls on zeros and keeps what JAX
+compiles (:mod:`autograder.store.replay`). Every executable in the store is
+thus JAX's own operation on some shapes, by construction; a call of course
+code, or one given a function, cannot be written down and is not replayed.
+The store is then mounted read-only into every bubblewrap sandbox, and a
+learner's operation that matches a replayed one (most of them, since the tests
+call every function on the same shapes) loads in about a millisecond instead
+of compiling.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -38,10 +42,12 @@ from autograder.execute.run import Limits
 from autograder.grade.batch import grading_context
 from autograder.grade.submission import grade_submission
 from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
+from autograder.isolate.zygotes import worker_environment
 from autograder.learner.seeding import seeded
 from autograder.load.course import Course, course_fingerprint
 from autograder.load.submissions import Submission
 from autograder.store import jax_internals
+from autograder.store.calls import RECORD_GLOB
 from autograder.store.folder import CompileStore
 
 READY = "ready"
@@ -50,6 +56,7 @@ WORTH_FILLING_FOR = 4
 solutions once, about 8.6 s on 2 cores; the store then saves a learner who solved every
 notebook about 3 s, and a class's learner, who solved some, less (benchmarks/README.md)."""
 FAILED_SUFFIX = ".failed"
+REPLAY_SECONDS = 600.0
 ENTRY = re.compile(r"^(?P<module>.+)-[0-9a-f]{64}-cache$")
 
 
@@ -71,11 +78,11 @@ def prepare(
     None (grade without a store) when workers run without bubblewrap, where a
     read-only mount cannot be enforced (the command line says so once, for the
     sandbox as a whole), or when the store cannot be filled: this
-    JAX lacks an internal name the judge of :mod:`autograder.store.jax_internals`
-    needs, the reference run fails, or its record of what it compiled cannot be
-    read. A failure is recorded beside the store and not tried again until the
-    JAX version, the grader, the course or the seed changes. ``say`` is given
-    one line before a fill and one whenever grading goes on without a store.
+    JAX lacks an internal name :mod:`autograder.store.jax_internals` needs, the
+    reference run fails, or replaying its calls compiles nothing. A failure is
+    recorded beside the store and not tried again until the JAX version, the
+    grader, the course or the seed changes. ``say`` is given one line before a
+    fill and one whenever grading goes on without a store.
     """
     if isolation(limits.sandbox) != BUBBLEWRAP:
         return None
@@ -132,8 +139,8 @@ def _fill_all(
     gone = jax_internals.missing()
     if gone:
         return (
-            f"{jax_internals.jax_version()} lacks internal names its judge relies on: "
-            + ", ".join(gone)
+            f"{jax_internals.jax_version()} lacks internal names the store's recording "
+            "relies on: " + ", ".join(gone)
         )
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="filling-", dir=root))
@@ -142,14 +149,18 @@ def _fill_all(
         notebooks = [notebook.id for notebook in course.notebooks]
         workers = max(1, min(jobs, len(notebooks)))
         with ProcessPoolExecutor(max_workers=workers, mp_context=grading_context()) as pool:
-            filled = list(pool.map(partial(_fill, staging, course, limits, seed), notebooks))
+            filled = list(pool.map(partial(_record, staging, course, limits, seed), notebooks))
         short = [notebook for notebook, ok in zip(notebooks, filled, strict=True) if not ok]
         if short:
             return f"the reference solutions of {', '.join(short)} did not earn every point"
-        if not _remove_course_code(staging):
-            return "the record of what the reference run compiled could not be read"
-        if not any(ENTRY.match(entry.name) for entry in staging.iterdir()):
-            return "no compiled operation was judged JAX's own (did JAX change?)"
+        for entry in staging.iterdir():  # only the reference run's records stay
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            elif not entry.match(RECORD_GLOB):
+                entry.unlink()
+        problem = _replay(staging, workers)
+        if problem:
+            return problem
         (staging / READY).touch()
         with contextlib.suppress(OSError):  # another grading run filled it first
             staging.rename(folder)
@@ -165,38 +176,59 @@ def _reason(failed: Path) -> str:
         return "no reason recorded"
 
 
-def _fill(staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str) -> bool:
-    """Grade one notebook's reference solutions with workers that write what they compile.
+def _record(staging: Path, course: Course, limits: Limits, seed: int, notebook_id: str) -> bool:
+    """Grade one notebook's reference solutions with workers that write down what they compile.
 
     Returns whether they earned every point.
-
-    Processes filling the same folder at once may both write an entry; JAX skips
-    a key that exists, and both write the same bytes.
     """
-
     reference = Submission("reference solutions", {notebook_id: course.notebook(notebook_id).path})
-    writing = replace(limits, compile_store=CompileStore(str(staging), writable=True))
+    recording = replace(limits, compile_store=CompileStore(str(staging), writable=True))
     with seeded(seed):
-        result = grade_submission(reference, course, writing, timed_reference=False)
+        result = grade_submission(reference, course, recording, timed_reference=False)
     return result.score == result.max_score
 
 
-def _remove_course_code(folder: Path) -> bool:
-    """Delete every file in ``folder`` but the compiled modules known to hold JAX's code only.
+def _replay(folder: Path, processes: int) -> str | None:
+    """Compile the calls recorded in ``folder`` into it, in ``processes`` replaying processes.
 
-    Known means every lowering the reference run recorded under the module's
-    name was judged JAX's own (see :mod:`autograder.store.jax_internals`). Returns False,
-    and deletes nothing, when the records cannot be read.
+    Each process gets every ``processes``-th record file and the environment a
+    worker has, so what it compiles is filed under the keys a worker looks up.
+    Returns why nothing could be compiled, or None.
     """
-    kinds = jax_internals.read_kinds(folder)
-    if kinds is None:
-        return False
-    jax_internals.remove_records(folder)
-    for entry in folder.iterdir():  # anything else JAX may have written goes too
-        match = ENTRY.match(entry.name)
-        if match is None or kinds.get(match["module"]) != {jax_internals.JAX}:
-            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    return True
+    records = sorted(folder.glob(RECORD_GLOB))
+    if not records:
+        return "the reference run recorded no JAX call (did JAX change?)"
+    shares = [folder / f"share-{index}" for index in range(min(processes, len(records)))]
+    for index, record in enumerate(records):
+        shares[index % len(shares)].mkdir(exist_ok=True)
+        record.rename(shares[index % len(shares)] / record.name)
+    with tempfile.TemporaryDirectory(prefix="replay-") as home:
+        replaying = [
+            subprocess.Popen(
+                [sys.executable, "-m", "autograder.store.replay", str(share)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=worker_environment(Path(home)),
+                cwd=home,
+            )
+            for share in shares
+        ]
+        codes = [_wait(process) for process in replaying]
+    for share in shares:
+        for entry in share.iterdir():
+            entry.rename(folder / entry.name)
+        share.rmdir()
+    if any(codes) or not any(ENTRY.match(entry.name) for entry in folder.iterdir()):
+        return "replaying the reference run's JAX calls compiled nothing (did JAX change?)"
+    return None
+
+
+def _wait(process: subprocess.Popen[bytes]) -> int:
+    try:
+        return process.wait(timeout=REPLAY_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
 
 
 def _fingerprint(course: Course, seed: int) -> str:

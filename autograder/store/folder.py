@@ -1,8 +1,8 @@
 """Where the compile store lives, and how a worker is told of it.
 
-The store holds JAX operations compiled from the reference solutions, for every
-worker to read instead of compiling them again; why it is safe, and how it is
-filled, is told in :mod:`autograder.grade.fill_store`.
+The store holds JAX operations compiled for the shapes the reference solutions
+use, for every worker to read instead of compiling them again; why it is safe,
+and how it is filled, is told in :mod:`autograder.grade.fill_store`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ def cache_root() -> Path:
 
 @dataclass(frozen=True)
 class CompileStore:
-    """Where a worker finds compiled operations; only the reference run may write."""
+    """Where a worker finds compiled operations.
+
+    ``writable`` only for the reference run, whose workers write down there the
+    calls they compile (never an executable) for the store to be filled from.
+    """
 
     folder: str
     writable: bool = False
