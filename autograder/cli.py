@@ -295,7 +295,7 @@ def _grade(args: argparse.Namespace) -> int:
             "pids cgroup); a fork bomb is stopped only by the time limits",
             file=sys.stderr,
         )
-    limits = _limits(args)
+    limits = replace(_limits(args), preload=course.library_imports)
     cache = None
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
@@ -411,7 +411,9 @@ def _check(args: argparse.Namespace) -> int:
     notebooks = _all_notebooks(course) if args.all else _one_notebook(args.notebook, course)
     # a learner's copy of the course has no reference solutions to time
     submission = Submission("your notebooks", notebooks)
-    result = grade_submission(submission, course, _limits(args), timed_reference=False)
+    preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
+    limits = replace(_limits(args), preload=preload)
+    result = grade_submission(submission, course, limits, timed_reference=False)
     out = console.console()
     console.print_feedback(out, result)
     for notebook_id, path in notebooks.items():

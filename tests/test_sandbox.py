@@ -343,3 +343,47 @@ def test_a_grader_sweeps_the_empty_groups_that_killed_graders_left():
     )
     assert described.stdout.strip() == "8 tasks (cgroup)"
     assert not left.exists()
+
+
+SEEN = "import sys\ndef seen():\n    return [m for m in ('equinox', 'optax') if m in sys.modules]"
+
+
+def test_a_worker_starts_with_the_libraries_the_notebooks_import_already_imported(run_cells):
+    assert run_cells(SEEN).call("seen", (), {}) == []
+    preloading = replace(FAST, preload=("equinox", "optax"))
+    assert run_cells(SEEN, limits=preloading).call("seen", (), {}) == ["equinox", "optax"]
+
+
+def test_a_library_that_cannot_be_imported_is_left_to_the_worker_to_report(run_cells):
+    preloading = replace(FAST, preload=("no_such_library",))
+    run = run_cells("import no_such_library", "def f():\n    return 1", limits=preloading)
+    assert run.call("f", (), {}) == 1
+    assert [p.cell for p in run.problems] == [1] and "no_such_library" in run.problems[0].text
+
+
+COUNT_THREADS = """
+import importlib, os, sys
+import jax, jax.numpy, numpy
+from autograder import notebook, watchers
+before = len(os.listdir("/proc/self/task"))
+for module in sys.argv[1:]:
+    importlib.import_module(module)
+    if len(os.listdir("/proc/self/task")) != before:
+        print(module)
+        break
+"""
+
+
+def test_preloading_the_courses_libraries_starts_no_thread_before_the_zygote_forks():
+    from autograder.isolate.zygotes import worker_environment
+    from autograder.load.course import load_course
+
+    modules = load_course(SOLUTIONS).library_imports
+    done = subprocess.run(
+        [sys.executable, "-c", COUNT_THREADS, *modules],
+        env=worker_environment(Path("/tmp")),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert modules and done.stdout == "", f"importing {done.stdout.strip()} started a thread"

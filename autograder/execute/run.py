@@ -74,6 +74,9 @@ class Limits:
     # runs under its zygote's process cap, so a run that overlaps another's call
     # (timing the reference solutions) needs a zygote of its own.
     zygote: str = "learners"
+    # Not a limit: modules the notebooks import that the zygote imports once, before
+    # it forks, so that no worker pays for them (Course.library_imports).
+    preload: tuple[str, ...] = ()
 
     @property
     def call_rule(self) -> str:
@@ -111,8 +114,9 @@ class WorkerProcess:
         self.limits = limits
         try:
             self._zygote = zygotes.zygote(
-                limits.sandbox, limits.processes, limits.compile_store, limits.zygote
-            )
+                limits.sandbox, limits.processes, limits.compile_store, limits.zygote,
+                limits.preload,
+            )  # fmt: skip
             forked = self._zygote.fork(limits.memory_bytes)
         except zygotes.ZygoteFailed as exc:
             raise WorkerCrashed(f"no worker could be started ({exc})") from None
@@ -201,7 +205,7 @@ class NotebookRun:
         with contextlib.suppress(zygotes.ZygoteFailed):
             zygotes.zygote(
                 self.limits.sandbox, self.limits.processes, self.limits.compile_store,
-                self.limits.zygote,
+                self.limits.zygote, self.limits.preload,
             )  # fmt: skip
 
     def start_test(self, label: str) -> None:

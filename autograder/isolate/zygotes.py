@@ -67,7 +67,13 @@ class Zygote:
     Starting one returns at once: the first :meth:`fork` waits until it is ready.
     """
 
-    def __init__(self, sandbox: bool, processes: int, store: CompileStore | None = None) -> None:
+    def __init__(
+        self,
+        sandbox: bool,
+        processes: int,
+        store: CompileStore | None = None,
+        preload: tuple[str, ...] = (),
+    ) -> None:
         self.owner = os.getpid()
         self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-zygote-"))
         self.cap = ProcessCap(processes)
@@ -88,6 +94,7 @@ class Zygote:
                 str(theirs.fileno()),
                 *(["--pid-namespace"] if prefix else []),
                 *store_arguments(store),
+                *(["--preload", ",".join(preload)] if preload else []),
             ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
@@ -197,21 +204,25 @@ class Zygote:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-_zygotes: dict[tuple[bool, int, CompileStore | None, str], Zygote] = {}
+_zygotes: dict[tuple[bool, int, CompileStore | None, str, tuple[str, ...]], Zygote] = {}
 _finalizer_pid: int | None = None
 
 
 def zygote(
-    sandbox: bool, processes: int, store: CompileStore | None = None, name: str = ""
+    sandbox: bool,
+    processes: int,
+    store: CompileStore | None = None,
+    name: str = "",
+    preload: tuple[str, ...] = (),
 ) -> Zygote:
-    """The running zygote for this kind of worker and ``name``, started on first use."""
-    key = (sandbox, processes, store, name)
+    """The running zygote for this kind of worker, name and preload, started on first use."""
+    key = (sandbox, processes, store, name, preload)
     current = _zygotes.get(key)
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():
             current.close()
         _close_at_exit()
-        current = _zygotes[key] = Zygote(sandbox, processes, store)
+        current = _zygotes[key] = Zygote(sandbox, processes, store, preload)
     return current
 
 

@@ -14,6 +14,7 @@ import ast
 import builtins
 import hashlib
 import json
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +32,8 @@ EXERCISES = REPO_ROOT / "exercises"
 COURSE_COPY = PACKAGE_DIR / "course"
 CHAPTERS_FILE = COURSE_COPY / "chapters.json"
 
+ALWAYS_IMPORTED = frozenset({"jax", "jaxlib", "numpy", "autograder"})
+"""What every worker has imported before it runs a notebook (see ``Course.library_imports``)."""
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 
@@ -128,6 +131,30 @@ class ExerciseNotebook:
         return f"{self.id}.ipynb"
 
     @property
+    def library_imports(self) -> tuple[str, ...]:
+        """The modules beyond the standard library, JAX, NumPy and the grader's own that the
+        setup cell imports (``equinox``, ``flax``), in the order it imports them."""
+        found: list[str] = []
+        try:
+            tree = ast.parse(self.setup_source)
+        except SyntaxError:
+            return ()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules = [node.module]
+            else:
+                continue
+            found += [
+                module
+                for module in modules
+                if module.split(".")[0] not in ALWAYS_IMPORTED | sys.stdlib_module_names
+                and module not in found
+            ]
+        return tuple(found)
+
+    @property
     def released_path(self) -> Path:
         """The learner's version of this notebook, as nbgrader generated it."""
         return learner_course_folder() / self.id / self.filename
@@ -146,6 +173,11 @@ class Course:
             if notebook.id == notebook_id:
                 return notebook
         raise KeyError(notebook_id)
+
+    @property
+    def library_imports(self) -> tuple[str, ...]:
+        """What the notebooks' setup cells import beyond what every worker has, in order."""
+        return tuple(dict.fromkeys(m for n in self.notebooks for m in n.library_imports))
 
     def function(self, name: str) -> GradedFunction:
         for notebook in self.notebooks:

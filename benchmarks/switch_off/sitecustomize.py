@@ -20,12 +20,12 @@ def _no_warm_workers() -> None:
 
     started = zygotes.Zygote
 
-    def fresh(sandbox, processes, store=None, name=""):
-        key = (sandbox, processes, store, name)
+    def fresh(sandbox, processes, store=None, name="", preload=()):
+        key = (sandbox, processes, store, name, preload)
         previous = zygotes._zygotes.pop(key, None)
         if previous is not None and previous.owner == os.getpid():
             previous.close()
-        zygotes._zygotes[key] = started(sandbox, processes, store)
+        zygotes._zygotes[key] = started(sandbox, processes, store, preload)
         return zygotes._zygotes[key]
 
     zygotes.zygote = fresh
