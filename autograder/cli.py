@@ -412,7 +412,9 @@ def _check(args: argparse.Namespace) -> int:
     # a learner's copy of the course has no reference solutions to time
     submission = Submission("your notebooks", notebooks)
     preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
-    limits = replace(_limits(args), preload=preload)
+    # the learner's own code, on their own machine: what it compiles is kept for their next check
+    own = store.learners_own([path for path in notebooks.values() if path is not None])
+    limits = replace(_limits(args), preload=preload, compile_store=own)
     result = grade_submission(submission, course, limits, timed_reference=False)
     out = console.console()
     console.print_feedback(out, result)

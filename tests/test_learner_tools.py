@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -298,3 +299,35 @@ def test_hint_from_the_terminal_opens_one_more_hint_each_time(released_course, p
 def test_hint_of_an_unknown_function_exits_2_naming_it(progress_env):
     done = run_cli("hint", "no_such_function", env=progress_env)
     assert done.returncode == 2 and "no_such_function" in done.stderr
+
+
+def _checked_entries(env: dict[str, str]) -> dict[str, set[str]]:
+    """Each of the learner's own compile caches, with the compiled entries it holds."""
+    root = Path(env["XDG_CACHE_HOME"]) / "pytrees-hands-on" / "checked"
+    return {f.name: {p.name for p in f.glob("*-cache")} for f in root.iterdir()}
+
+
+@pytest.mark.parametrize("sandbox", ["bubblewrap", "--no-sandbox"])
+def test_a_second_check_of_a_notebook_loads_what_the_first_compiled(tmp_path, sandbox):
+    from autograder.isolate import bubblewrap
+
+    if sandbox == "bubblewrap" and bubblewrap.bubblewrap() is None:
+        pytest.skip("bubblewrap is not installed")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env["PYTREES_PROGRESS"] = str(tmp_path / "progress.json")
+    notebook = shutil.copy(SOLUTIONS / "capstone" / "capstone.ipynb", tmp_path / "mine.ipynb")
+    words = ["check", notebook] + ([sandbox] if sandbox.startswith("--") else [])
+    assert run_cli(*words, env=env).returncode == 0
+    ((folder, first),) = _checked_entries(env).items()
+    assert first, "the first check kept nothing it compiled"
+    assert run_cli(*words, env=env).returncode == 0
+    assert _checked_entries(env) == {folder: first}  # the second compiled nothing new
+
+
+def test_checks_of_different_files_keep_separate_caches(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env["PYTREES_PROGRESS"] = str(tmp_path / "progress.json")
+    for name in ("mine.ipynb", "someone_elses.ipynb"):
+        shutil.copy(SOLUTIONS / "leaves" / "leaves.ipynb", tmp_path / name)
+        assert run_cli("check", tmp_path / name, env=env).returncode == 0
+    assert len(_checked_entries(env)) == 2

@@ -1,7 +1,7 @@
 """The warm parent of workers: imports JAX once, then forks one fresh worker per notebook.
 
 Started by :mod:`autograder.isolate.zygotes` as ``python -m autograder.execute.zygote CONTROL_FD
-[--pid-namespace] [--compile-store DIR [--writable]] [--preload MODULE,...]``, inside
+[--pid-namespace] [--compile-store DIR [--writable|--own]] [--preload MODULE,...]``, inside
 the same sandbox a worker would get. It runs no learner code itself. On its
 control socket it answers:
 
@@ -49,8 +49,10 @@ def _preload(argv: list[str]) -> None:
     setup cells import (Equinox, Optax, Flax: 0.35 s a worker), imported here once.
     With ``--compile-store DIR`` (see
     :mod:`autograder.store.folder`) JAX reads compiled operations from ``DIR``; with
-    ``--writable`` instead, the calls JAX compiles are written down there as plain
-    data (:mod:`autograder.store.jax_internals`), for the store to be filled from.
+    ``--own`` as well it also writes there what it compiles (a learner's own
+    cache, for ``check``); with ``--writable`` instead, the calls JAX compiles are
+    written down there as plain data (:mod:`autograder.store.jax_internals`), for
+    the store to be filled from.
     """
     import jax
     import jax.numpy  # noqa: F401
@@ -71,7 +73,7 @@ def _preload(argv: list[str]) -> None:
 
             record_calls(folder)
         else:
-            for name, value in cache_settings(folder, writable=False).items():
+            for name, value in cache_settings(folder, writable="--own" in argv).items():
                 jax.config.update(name, value)
 
 

@@ -80,8 +80,8 @@ class Zygote:
         prefix = bubblewrap.command_prefix(
             sandbox, self.scratch, store and Path(store.folder), bool(store and store.writable)
         )
-        if not prefix:  # a store is shared only where bubblewrap makes it read-only
-            store = None
+        if not prefix and not (store and store.own):
+            store = None  # a store is shared only where bubblewrap makes it read-only
         self.control, theirs = socket.socketpair()
         self._counter = itertools.count()
         self._buffer = b""
@@ -93,7 +93,7 @@ class Zygote:
                 "autograder.execute.zygote",
                 str(theirs.fileno()),
                 *(["--pid-namespace"] if prefix else []),
-                *store_arguments(store),
+                *store_arguments(store, mounted=bool(prefix)),
                 *(["--preload", ",".join(preload)] if preload else []),
             ],
             pass_fds=(theirs.fileno(),),

@@ -7,8 +7,10 @@ and how it is filled, is told in :mod:`autograder.grade.fill_store`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,15 +30,36 @@ class CompileStore:
     """Where a worker finds compiled operations.
 
     ``writable`` only for the reference run, whose workers write down there the
-    calls they compile (never an executable) for the store to be filled from.
+    calls they compile (never an executable) for the store to be filled from, and
+    for a learner's own cache (``own``): ``check`` runs one learner's own code on
+    their own machine, so its workers may read and write compiled code there, which
+    no grading run ever reads.
     """
 
     folder: str
     writable: bool = False
+    own: bool = False
 
 
 def default_folder() -> Path:
     return cache_root() / "compiled"
+
+
+def learners_own(notebooks: Collection[Path]) -> CompileStore | None:
+    """The cache of what ``check`` compiled for these notebook files; None if it cannot be made
+    (``check`` then compiles everything each time).
+
+    One folder for each set of files, so that what one notebook's code writes is
+    only ever read by a check of the same files: checking someone else's notebook
+    cannot plant what a check of one's own then loads.
+    """
+    paths = "\0".join(sorted(str(path.resolve()) for path in notebooks))
+    folder = cache_root() / "checked" / hashlib.sha256(paths.encode()).hexdigest()[:16]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return CompileStore(str(folder), writable=True, own=True)
 
 
 def cache_settings(folder: str, writable: bool) -> dict[str, object]:
@@ -75,11 +98,12 @@ def keep_graders_own(folder: Path) -> str | None:
     return None
 
 
-def store_arguments(store: CompileStore | None) -> list[str]:
-    """The zygote's command-line words for ``store``.
+def store_arguments(store: CompileStore | None, mounted: bool = True) -> list[str]:
+    """The zygote's command-line words for ``store``, seen at ``STORE_MOUNT`` when ``mounted``.
 
     Read back by :mod:`autograder.execute.zygote`.
     """
     if store is None:
         return []
-    return ["--compile-store", STORE_MOUNT, *(["--writable"] if store.writable else [])]
+    words = ["--compile-store", STORE_MOUNT if mounted else store.folder]
+    return words + (["--own"] if store.own else ["--writable"] if store.writable else [])
