@@ -295,7 +295,7 @@ def _grade(args: argparse.Namespace) -> int:
             "pids cgroup); a fork bomb is stopped only by the time limits",
             file=sys.stderr,
         )
-    limits = replace(_limits(args), preload=course.library_imports)
+    limits = _limits(args)
     cache = None
     if not args.no_cache and sandboxed:
         # Without bubblewrap a worker could write into the cache folder itself.
@@ -411,6 +411,8 @@ def _check(args: argparse.Namespace) -> int:
     notebooks = _all_notebooks(course) if args.all else _one_notebook(args.notebook, course)
     # a learner's copy of the course has no reference solutions to time
     submission = Submission("your notebooks", notebooks)
+    # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
+    # class: every grading process's zygotes would import them, most for no worker of theirs.
     preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
     # the learner's own code, on their own machine: what it compiles is kept for their next check
     own = store.learners_own([path for path in notebooks.values() if path is not None])

@@ -378,7 +378,7 @@ def test_preloading_the_courses_libraries_starts_no_thread_before_the_zygote_for
     from autograder.isolate.zygotes import worker_environment
     from autograder.load.course import load_course
 
-    modules = load_course(SOLUTIONS).library_imports
+    modules = sorted({m for n in load_course(SOLUTIONS).notebooks for m in n.library_imports})
     done = subprocess.run(
         [sys.executable, "-c", COUNT_THREADS, *modules],
         env=worker_environment(Path("/tmp")),

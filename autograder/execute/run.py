@@ -75,7 +75,7 @@ class Limits:
     # (timing the reference solutions) needs a zygote of its own.
     zygote: str = "learners"
     # Not a limit: modules the notebooks import that the zygote imports once, before
-    # it forks, so that no worker pays for them (Course.library_imports).
+    # it forks, so that no worker pays for them (ExerciseNotebook.library_imports).
     preload: tuple[str, ...] = ()
 
     @property

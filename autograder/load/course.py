@@ -174,11 +174,6 @@ class Course:
                 return notebook
         raise KeyError(notebook_id)
 
-    @property
-    def library_imports(self) -> tuple[str, ...]:
-        """What the notebooks' setup cells import beyond what every worker has, in order."""
-        return tuple(dict.fromkeys(m for n in self.notebooks for m in n.library_imports))
-
     def function(self, name: str) -> GradedFunction:
         for notebook in self.notebooks:
             for function in notebook.functions:

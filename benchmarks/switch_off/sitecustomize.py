@@ -43,18 +43,10 @@ def _no_graders_compile_cache() -> None:
     folder.keep_graders_own = lambda path: "turned off by the benchmark"
 
 
-def _no_preloaded_libraries() -> None:
-    """Workers import the notebooks' libraries (Equinox, Optax, Flax) themselves."""
-    from autograder.load.course import Course
-
-    Course.library_imports = property(lambda self: ())
-
-
 SWITCHES = {
     "warm-workers": _no_warm_workers,
     "compile-store": _no_compile_store,
     "graders-compile-cache": _no_graders_compile_cache,
-    "preloaded-libraries": _no_preloaded_libraries,
 }
 
 if OFF:
