@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import nbformat
 
@@ -226,3 +227,23 @@ def test_the_report_points_to_a_learners_cell_that_imports_the_grader(grade, cou
     notes = [note["message"] for note in graded.report["students"][0]["notes"]]
     assert any("mention the course's autograder modules" in note for note in notes)
     assert graded.report["score"] == notebook.points
+
+
+def test_grading_lists_no_folder_above_the_notebooks_it_runs(tmp_path, monkeypatch):
+    """pytest lists the folders from its confcutdir down to each notebook: from / by default,
+    where a crowded /tmp cost a fresh clone there a second a notebook."""
+    import _pytest.main
+
+    from autograder.grade.submission import grade_submission
+    from autograder.load.course import load_course
+    from autograder.load.submissions import Submission
+
+    notebook = shutil.copy(SOLUTIONS / "leaves" / "leaves.ipynb", tmp_path / "leaves.ipynb")
+    listed: list[str] = []
+    scandir = _pytest.main.scandir
+    monkeypatch.setattr(
+        _pytest.main, "scandir", lambda path: listed.append(str(path)) or scandir(path)
+    )
+    result = grade_submission(Submission("learner", {"leaves": notebook}), load_course(), Limits())
+    assert result.score == result.max_score
+    assert listed and all(Path(p).is_relative_to(SOLUTIONS / "leaves") for p in listed), listed

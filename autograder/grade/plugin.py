@@ -211,6 +211,7 @@ def run_pytest(contexts: list[NotebookContext]) -> dict[tuple[str, str], Verdict
     Returns each test cell's verdict, keyed by (notebook id, test grade id).
     """
     plugin = GradingPlugin(contexts)
+    folder = os.path.commonpath([Path(context.exercise.path).parent for context in contexts])
     args = [
         "-p", "no:cacheprovider",
         "-p", "no:terminal",
@@ -224,6 +225,9 @@ def run_pytest(contexts: list[NotebookContext]) -> dict[tuple[str, str], Verdict
         "--assert=plain",
         "-c", os.devnull,
         "--rootdir", str(Path(contexts[0].exercise.path).parent.parent),
+        # pytest lists every folder from the confcutdir down to each file it is given, by
+        # default from /: 0.2 to 0.6 s a run where /tmp holds a few thousand entries
+        "--confcutdir", folder,
         *[str(context.exercise.path) for context in contexts],
     ]  # fmt: skip
     try:
