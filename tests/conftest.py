@@ -124,3 +124,28 @@ def write_variant(
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)
     return target
+
+
+VICTIM = "b_victim"
+"""The correct learner that every cross-learner attack is graded next to."""
+
+
+def write_class(
+    folder: Path,
+    attacker: dict[str, tuple[dict[str, str], tuple[str, ...]]],
+    victim_notebooks: tuple[str, ...] = ("leaves",),
+    attacker_name: str = "a_attacker",
+) -> Path:
+    """A class folder: ``attacker_name``'s notebooks, and a victim who hands in the solutions.
+
+    ``attacker`` maps a notebook id to (replacements by grade_id, appended cells), as
+    :func:`write_variant` takes them. The attacker's name sorts first, so in one
+    grading process the attacker's notebook of a chapter runs before the victim's.
+    """
+    for notebook_id, (replacements, append) in attacker.items():
+        source = SOLUTIONS / notebook_id / f"{notebook_id}.ipynb"
+        write_variant(source, folder / attacker_name / source.name, replacements, append)
+    for notebook_id in victim_notebooks:
+        source = SOLUTIONS / notebook_id / f"{notebook_id}.ipynb"
+        write_variant(source, folder / VICTIM / source.name, {})
+    return folder
