@@ -29,8 +29,8 @@ from autograder.execute.run import (
 from autograder.grade import fill_store
 from autograder.grade.batch import ResultCache, default_cache_folder, grade_all, shard
 from autograder.grade.submission import grade_submission
-from autograder.isolate import processes
-from autograder.isolate.bubblewrap import BUBBLEWRAP, isolation
+from autograder.isolate import processes, seccomp
+from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
 from autograder.learner import progress
 from autograder.learner.feedback import hint as show_hint
 from autograder.learner.seeding import DEFAULT_SEED
@@ -114,6 +114,11 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         "--compile-store", type=Path, default=store.default_folder(), metavar="DIR",
         help="where JAX operations compiled from the reference solutions are kept for the "
         f"workers to read (default {store.default_folder()})",
+    )  # fmt: skip
+    grade.add_argument(
+        "--allow-unsandboxed", action="store_true",
+        help="as root where bubblewrap cannot run, grade anyway, every result marked as not "
+        "isolated (without it, grading refuses: learner code would run as root)",
     )  # fmt: skip
     _add_limits(grade)
     grade.set_defaults(run=_grade)
@@ -282,11 +287,25 @@ def _grade(args: argparse.Namespace) -> int:
         submissions = shard(submissions, *args.shard)
     _check_outputs(args)
     _check_learner_count(args, len(submissions))
-    sandboxed = isolation(sandbox=True) == BUBBLEWRAP
+    walls = isolation(sandbox=True)
+    sandboxed = walls == BUBBLEWRAP
+    if walls == NOT_ISOLATED and not args.allow_unsandboxed:
+        raise UnusableInput(
+            "grading runs as root and bubblewrap cannot run here, so learner code would run "
+            "as root with nothing around it: install bubblewrap (Debian's bubblewrap), grade "
+            "as another user, or pass --allow-unsandboxed to grade with every result marked "
+            "as not isolated"
+        )
     if not sandboxed:
         print(
             "note: bubblewrap is not available, so workers run as limited processes "
-            "without a filesystem or network sandbox",
+            "without a filesystem or network sandbox"
+            + (": every result is marked as not isolated" if walls == NOT_ISOLATED else ""),
+            file=sys.stderr,
+        )
+    elif not seccomp.available():
+        print(
+            "note: libseccomp cannot be loaded, so sandboxed workers may make every system call",
             file=sys.stderr,
         )
     if not processes.available():

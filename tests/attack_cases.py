@@ -59,6 +59,71 @@ def returns(value_source: str, function: str = "count_leaves") -> dict[str, str]
 
 LIAR = "class Liar:\n{body}\n\nVALUE = Liar()"
 
+# Every place a worker might write that a later worker might read or run: a JAX plugin
+# (which every worker's JAX would import at start), files, memory held in files, and a
+# process listening on an abstract socket.
+PLACES = (
+    "{os.getcwd(), os.path.dirname(os.getcwd()), os.path.expanduser('~'), *sys.path,"
+    " *os.environ.get('PYTHONPATH', '').split(':'), '/', '/tmp', '/dev', '/dev/shm', '/root'}"
+)
+PLANT_EVERYWHERE = f"""import os, socket, sys, time
+def _plant(folder):
+    try:
+        info = os.path.join(folder, 'zz_planted-1.0.dist-info')
+        os.makedirs(info, exist_ok=True)
+        with open(os.path.join(info, 'METADATA'), 'w') as out:
+            out.write('Metadata-Version: 2.1\\nName: zz-planted\\nVersion: 1.0\\n')
+        with open(os.path.join(info, 'entry_points.txt'), 'w') as out:
+            out.write('[jax_plugins]\\nzz = zz_planted_plugin\\n')
+        with open(os.path.join(folder, 'zz_planted_plugin.py'), 'w') as out:
+            out.write('import os\\nos._exit(3)\\n')
+        locked = os.path.join(folder, 'zz_planted_locked')
+        os.makedirs(os.path.join(locked, 'inside'), exist_ok=True)
+        os.chmod(locked, 0)
+    except OSError:
+        pass
+for folder in {PLACES}:
+    if folder and os.path.isdir(folder):
+        _plant(folder)
+for folder in ('/dev/shm', '/tmp'):
+    try:
+        with open(os.path.join(folder, 'zz_planted_memory'), 'wb') as out:
+            out.write(b'x' * (96 * 2**20))
+    except OSError:
+        pass
+if os.fork() == 0:
+    os.setsid()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind('\\0zz_planted_daemon')
+    listener.listen()
+    time.sleep(120)
+    os._exit(0)"""
+LOOK_FOR_TRACES = f"""import os, shutil, socket, sys
+def _traces():
+    found = []
+    for folder in {PLACES}:
+        try:
+            found += [os.path.join(folder, n) for n in os.listdir(folder) if 'planted' in n]
+        except OSError:
+            pass
+    for folder in ('/tmp', '/dev/shm'):
+        used = shutil.disk_usage(folder).used
+        if used > 16 * 2**20:
+            found.append(f'{{folder}} holds {{used >> 20}} MiB')
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect('\\0zz_planted_daemon')
+            found.append('a process of another learner listens')
+        except OSError:
+            pass
+    return found
+_count_leaves = count_leaves
+def count_leaves(tree, *, none_is_leaf=False):
+    found = _traces()
+    if found:
+        raise RuntimeError(f'left by another learner: {{found}}')
+    return _count_leaves(tree, none_is_leaf=none_is_leaf)"""
+
 CASES = [
     # Patching the learner's own process changes nothing in the grader's.
     Attack(
@@ -307,6 +372,19 @@ CASES = [
         expected={"count_leaves": "failed"},
     ),
     Attack("delete_test_cells", {"test_count_leaves": None, "test_leaves_in_order": None}),
+    # Across learners: what one worker leaves, no later worker (another learner's) finds.
+    Attack(
+        "leave_traces",
+        {"count_leaves": WRONG_COUNT},
+        (PLANT_EVERYWHERE,),
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "zz_look_for_traces",
+        append=(LOOK_FOR_TRACES,),
+        needs_sandbox=True,
+    ),
     # Files that are not a usable notebook.
     Attack("not_json", raw=b"this is not a notebook", everything="error"),
     Attack("not_utf8", raw=b'{"cells": ["\xff\xfe"]}', everything="error"),

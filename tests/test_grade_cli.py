@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.execute.run import Limits
 from autograder.isolate import bubblewrap, processes
@@ -158,8 +161,30 @@ def test_the_same_submission_gets_the_same_report(grade, course):
 
 
 def test_the_report_says_which_isolation_was_used(graded_solutions):
-    expected = "bubblewrap" if bubblewrap.bubblewrap() else "process"
-    assert graded_solutions.report["isolation"] == expected
+    assert graded_solutions.report["isolation"] == bubblewrap.isolation(sandbox=True)
+
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root is refused without bubblewrap")
+NO_BUBBLEWRAP = {**os.environ, "PATH": "/nonexistent"}
+
+
+@as_root
+def test_as_root_without_bubblewrap_grading_refuses(tmp_path):
+    done = run_cli("grade", EXERCISES / "leaves", "--json", tmp_path / "r.json", env=NO_BUBBLEWRAP)
+    assert done.returncode == 2
+    assert "--allow-unsandboxed" in done.stderr and "as root" in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+@as_root
+def test_as_root_without_bubblewrap_every_result_can_be_marked_not_isolated(tmp_path):
+    report = tmp_path / "r.json"
+    done = run_cli(
+        "grade", EXERCISES / "leaves", "--json", report, "--allow-unsandboxed", env=NO_BUBBLEWRAP
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(report.read_text())["isolation"] == bubblewrap.NOT_ISOLATED
+    assert bubblewrap.NOT_ISOLATED in done.stdout
 
 
 def test_neither_the_solutions_nor_the_exercises_count_as_tampered(

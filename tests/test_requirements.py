@@ -26,6 +26,7 @@ PROVIDED_BY = {
     "nbgrader": "nbgrader",
     "numpy": "numpy",
     "pytest": "pytest",
+    "pyseccomp": "pyseccomp",
     "rich": "rich",
     "sqlalchemy": "nbgrader",
     "yaml": "pyyaml",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.execute.run import Limits, NotebookRun
-from autograder.isolate import bubblewrap, processes
+from autograder.isolate import bubblewrap, processes, seccomp
 from autograder.load.course import REPO_ROOT, SOLUTIONS
 
 FAST = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3)
@@ -189,7 +190,8 @@ def test_without_the_sandbox_the_worker_is_a_plain_process(run_cells):
     limits = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3, sandbox=False)
     run = run_cells("import os\ndef exists(path):\n    return os.path.exists(path)", limits=limits)
     assert run.call("exists", (str(SOLUTIONS),), {}) is True
-    assert bubblewrap.isolation(sandbox=False) == bubblewrap.PROCESS
+    as_root = bubblewrap.NOT_ISOLATED if os.geteuid() == 0 else bubblewrap.PROCESS
+    assert bubblewrap.isolation(sandbox=False) == as_root
 
 
 needs_process_cap = pytest.mark.skipif(
@@ -387,3 +389,140 @@ def test_preloading_the_courses_libraries_starts_no_thread_before_the_zygote_for
         check=True,
     )
     assert modules and done.stdout == "", f"importing {done.stdout.strip()} started a thread"
+
+
+WRITE = (
+    "import os\n"
+    "def write(folder):\n"
+    "    try:\n"
+    "        with open(os.path.join(folder, 'zz_written'), 'w') as out:\n"
+    "            out.write('x')\n"
+    "        return 'written'\n"
+    "    except OSError as error:\n"
+    "        return type(error).__name__\n"
+    "def import_path():\n"
+    "    import sys\n"
+    "    return [p for p in sys.path if os.path.isdir(p)]"
+)
+
+
+@needs_bubblewrap
+def test_no_folder_on_the_workers_import_path_is_writable(run_cells):
+    run = run_cells(WRITE)
+    path = run.call("import_path", (), {})
+    assert path and all(run.call("write", (folder,), {}) != "written" for folder in path)
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize("folder", ["/", "/dev", "/root", "/var", str(REPO_ROOT)])
+def test_the_sandbox_is_read_only_outside_tmp_and_dev_shm(run_cells, folder):
+    assert run_cells(WRITE).call("write", (folder,), {}) != "written"
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize("folder", [".", "/tmp", "/dev/shm"])
+def test_a_worker_writes_in_its_scratch_tmp_and_dev_shm(run_cells, folder):
+    assert run_cells(WRITE).call("write", (folder,), {}) == "written"
+
+
+@needs_bubblewrap
+def test_the_hosts_kernel_settings_cannot_be_opened_for_writing(run_cells):
+    run = run_cells(WRITE.replace("os.path.join(folder, 'zz_written')", "folder"))
+    assert run.call("write", ("/proc/sys/kernel/core_pattern",), {}) in {
+        "PermissionError",
+        "OSError",
+    }
+
+
+@needs_bubblewrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a grader running as root changes user")
+def test_a_grader_running_as_root_runs_workers_as_an_unprivileged_user(run_cells):
+    run = run_cells(
+        "import os\ndef who():\n    return [os.getuid(), os.geteuid(), os.getgid(), os.getgroups()]"
+    )
+    uid = bubblewrap.SANDBOX_UID
+    assert run.call("who", (), {}) == [uid, uid, bubblewrap.SANDBOX_GID, []]
+
+
+@needs_bubblewrap
+def test_a_worker_has_no_capabilities(run_cells):
+    run = run_cells(
+        "def caps():\n"
+        "    lines = open('/proc/self/status').read().splitlines()\n"
+        "    return {l.split(':')[0]: int(l.split()[1], 16) for l in lines if l.startswith('Cap')}"
+    )
+    assert set(run.call("caps", (), {}).values()) == {0}
+
+
+LIBC_CALL = (
+    "import ctypes, ctypes.util\n"
+    "libc = ctypes.CDLL(ctypes.util.find_library('c'), use_errno=True)\n"
+    "def call(name, *args):\n"
+    "    result = getattr(libc, name)(*args)\n"
+    "    return [result, ctypes.get_errno()]"
+)
+CLONE_NEWUSER, CLONE_NEWNS, IPC_CREAT = 0x10000000, 0x00020000, 0o1000
+
+
+@needs_bubblewrap
+@pytest.mark.skipif(not seccomp.available(), reason="libseccomp cannot be loaded here")
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("unshare", CLONE_NEWUSER),
+        ("unshare", CLONE_NEWNS),
+        ("shmget", 0, 4096, IPC_CREAT | 0o600),
+        ("msgget", 0, IPC_CREAT | 0o600),
+    ],
+    ids=["user-namespace", "mount-namespace", "sysv-shared-memory", "sysv-message-queue"],
+)
+def test_a_worker_is_refused_what_a_notebook_never_needs(run_cells, call):
+    assert run_cells(LIBC_CALL).call("call", call, {}) == [-1, errno.EPERM]
+
+
+@needs_bubblewrap
+def test_files_in_memory_count_against_the_workers_memory(run_cells):
+    memory = 1024**3
+    limits = replace(FAST, memory_bytes=memory)
+    run = run_cells(
+        "import resource\n"
+        "def fill(folder, mib):\n"
+        "    try:\n"
+        "        with open(folder + '/big', 'wb') as out:\n"
+        "            for _ in range(mib):\n"
+        "                out.write(b'x' * 2**20)\n"
+        "        return 'written'\n"
+        "    except OSError as error:\n"
+        "        return error.strerror\n"
+        "def address_space():\n"
+        "    return resource.getrlimit(resource.RLIMIT_AS)[0]",
+        limits=limits,
+    )
+    size = bubblewrap.tmpfs_bytes(memory)
+    assert run.call("fill", ("/dev/shm", size // 2**20 + 1), {}) == "No space left on device"
+    assert run.call("fill", ("/tmp", size // 2**20 + 1), {}) == "No space left on device"
+    assert run.call("address_space", (), {}) == memory - 2 * size
+
+
+@needs_bubblewrap
+def test_what_a_worker_left_in_memory_and_locked_folders_is_gone_for_the_next(run_cells):
+    first = run_cells(
+        "import os\n"
+        "def leave():\n"
+        "    for folder in ('/tmp', '/dev/shm'):\n"
+        "        os.makedirs(folder + '/locked/inside')\n"
+        "        os.chmod(folder + '/locked', 0)\n"
+        "        open(folder + '/left', 'wb').write(b'x' * 2**20)\n"
+        "    return os.getppid()"
+    )
+    zygote = first.call("leave", (), {})
+    first.close()
+    second = run_cells(
+        "import os\n"
+        "def look():\n"
+        "    return [os.listdir('/dev/shm'), os.getppid(), [n for n in os.listdir('/tmp')"
+        " if not n.startswith('pytrees-worker-')]]"
+    )
+    left_in_shm, same_zygote, left_in_tmp = second.call("look", (), {})
+    assert (left_in_shm, left_in_tmp) == ([], [])
+    assert same_zygote == zygote  # proven clean, so the zygote was kept

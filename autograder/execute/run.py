@@ -107,20 +107,24 @@ def describe_exit(returncode: int | None) -> str:
     return f"the worker exited with code {returncode}"
 
 
+def _zygote_for(limits: Limits) -> zygotes.Zygote:
+    return zygotes.zygote(
+        limits.sandbox, limits.processes, limits.memory_bytes, limits.compile_store,
+        limits.zygote, limits.preload,
+    )  # fmt: skip
+
+
 class WorkerProcess:
-    """One worker, forked by the warm zygote, with a private scratch directory and limits."""
+    """One worker, forked by the warm zygote, with a private scratch folder and limits."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         try:
-            self._zygote = zygotes.zygote(
-                limits.sandbox, limits.processes, limits.compile_store, limits.zygote,
-                limits.preload,
-            )  # fmt: skip
+            self._zygote = _zygote_for(limits)
             forked = self._zygote.fork(limits.memory_bytes)
         except zygotes.ZygoteFailed as exc:
             raise WorkerCrashed(f"no worker could be started ({exc})") from None
-        self.pid, self._to_worker, self._from_worker, self.scratch = forked
+        self.pid, self._to_worker, self._from_worker = forked
         self._ended = False
 
     def request(
@@ -161,7 +165,7 @@ class WorkerProcess:
         code = None
         if not self._ended:
             self._ended = True
-            code = self._zygote.end(self.pid, self.scratch, wait)
+            code = self._zygote.end(self.pid, wait)
         for fd in (self._to_worker, self._from_worker):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -203,10 +207,7 @@ class NotebookRun:
         # The zygote starts now and imports JAX while the grader prepares the tests;
         # a zygote that fails is started again, and reported, at the first call.
         with contextlib.suppress(zygotes.ZygoteFailed):
-            zygotes.zygote(
-                self.limits.sandbox, self.limits.processes, self.limits.compile_store,
-                self.limits.zygote, self.limits.preload,
-            )  # fmt: skip
+            _zygote_for(self.limits)
 
     def start_test(self, label: str) -> None:
         """Count the calls that follow as test ``label``'s, from 0."""

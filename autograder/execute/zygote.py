@@ -12,8 +12,16 @@ control socket it answers:
   :mod:`autograder.execute.worker` requests on those pipes; answers ``{"pid": n}``;
 - ``{"op": "end", "pid": n, "wait": seconds}``: waits up to ``wait`` seconds for
   that worker to exit by itself, then kills it and, inside its own pid namespace,
-  every other process a worker left behind, and empties ``/tmp``; answers
-  ``{"returncode": code}`` (negative for a signal, None when it had to be killed).
+  every other process a worker left behind, and empties ``/tmp`` and ``/dev/shm``;
+  answers ``{"returncode": code, "clean": bool}`` (the code is negative for a
+  signal, None when it had to be killed).
+
+``clean`` is the proof that the next worker, another learner's, finds nothing of
+this one: under bubblewrap the rest of the sandbox is read-only, SysV IPC and
+message queues are refused (:mod:`autograder.isolate.seccomp`), and the zygote
+holds no writable memory shared with its children; so it answers true only
+when, as pid 1, it has seen every other process gone and both folders empty.
+Without bubblewrap it answers true: there is no sandbox to prove anything of.
 
 The zygote makes itself non-dumpable, so a worker (same user, no capabilities
 under bubblewrap) can neither trace it nor read or write its memory. Under
@@ -120,6 +128,7 @@ def _become_worker(control: socket.socket, request: dict[str, Any], fds: list[in
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 4096)
         scratch = Path(str(request["scratch"]))
+        scratch.mkdir(mode=0o700)
         os.chdir(scratch)
         os.environ["HOME"] = os.environ["TMPDIR"] = str(scratch)
         memory = int(request["memory"])
@@ -147,7 +156,7 @@ def _wait(pid: int, seconds: float) -> int | None:
         time.sleep(0.005)
 
 
-def _end(pid: int, wait: float, in_pid_namespace: bool, keep: tuple[str, ...]) -> int | None:
+def _end(pid: int, wait: float, in_pid_namespace: bool) -> int | None:
     code = _wait(pid, wait)
     if in_pid_namespace:
         # As init of its own pid namespace, "every process but me" is exactly what
@@ -161,9 +170,12 @@ def _end(pid: int, wait: float, in_pid_namespace: bool, keep: tuple[str, ...]) -
         code = _wait(pid, 5.0)
         code = None if code is None or code == -signal.SIGKILL else code
     _reap_all(until_none_left=in_pid_namespace)
-    if in_pid_namespace:
-        _empty("/tmp", keep)
     return code
+
+
+def _only_process_left() -> bool:
+    """As pid 1: whether no other process is left in the namespace."""
+    return all(not name.isdigit() or name == "1" for name in os.listdir("/proc"))
 
 
 def _reap_all(until_none_left: bool, seconds: float = 5.0) -> None:
@@ -184,20 +196,54 @@ def _reap_all(until_none_left: bool, seconds: float = 5.0) -> None:
         time.sleep(0.002)
 
 
-def _empty(folder: str, keep: tuple[str, ...]) -> None:
-    """Remove what is in ``folder``, except the way to each path of ``keep``.
+def _emptied(folder: str) -> bool:
+    """Remove everything in ``folder``; whether it is then empty.
 
-    ``keep`` holds the workers' scratch root and the compile store, which are
-    bound from the host and may lie below ``/tmp``.
+    A worker runs as the zygote's user, so whatever it made, the zygote may
+    delete; a folder it locked (mode 000) is opened again first.
     """
-    for entry in os.scandir(folder):
-        if any(path == entry.path or path.startswith(entry.path + os.sep) for path in keep):
-            continue
+
+    def unlock_and_retry(function: Any, path: str, _error: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return False
+    for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+            shutil.rmtree(entry.path, onerror=unlock_and_retry)
         else:
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
+    try:
+        return not os.listdir(folder)
+    except OSError:
+        return False
+
+
+SANDBOX_WRITABLE = ("/tmp", "/dev/shm")
+"""The only folders a worker can write to in its sandbox (:mod:`autograder.isolate.bubblewrap`)."""
+
+
+def _clean_after_worker(in_pid_namespace: bool, shares_memory: bool) -> bool:
+    """Empty what a worker could write; whether the sandbox is proven as a new one."""
+    if not in_pid_namespace:
+        return True
+    emptied = [_emptied(folder) for folder in SANDBOX_WRITABLE]
+    return all(emptied) and _only_process_left() and not shares_memory
+
+
+def _shares_writable_memory() -> bool:
+    """Whether this process maps memory that its forked children could write and it would see."""
+    with open("/proc/self/maps") as maps:
+        return any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in maps)
 
 
 def main(argv: list[str]) -> int:
@@ -206,7 +252,7 @@ def main(argv: list[str]) -> int:
     in_pid_namespace = "--pid-namespace" in argv[2:] and os.getpid() == 1
     _non_dumpable()
     _preload(argv[2:])
-    keep = (os.getcwd(), *_store_folder(argv[2:]))
+    shares_memory = _shares_writable_memory()
     _reply(control, {"ready": True})
     while True:
         try:
@@ -228,8 +274,9 @@ def main(argv: list[str]) -> int:
             for fd in fds:
                 os.close(fd)
             wait = float(request.get("wait", 0))
-            code = _end(int(request["pid"]), wait, in_pid_namespace, keep)
-            _reply(control, {"returncode": code})
+            code = _end(int(request["pid"]), wait, in_pid_namespace)
+            clean = _clean_after_worker(in_pid_namespace, shares_memory)
+            _reply(control, {"returncode": code, "clean": clean})
         else:
             for fd in fds:
                 os.close(fd)

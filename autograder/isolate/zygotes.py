@@ -6,7 +6,10 @@ worker (sandboxed or not, with its process cap), inside the sandbox and the
 process cap a worker gets, and asks it for a freshly forked worker per notebook.
 Each worker is still a new process with its own scratch directory, address-space
 limit and session; when the grader is done with it, the zygote kills it and
-everything it started, and empties the sandbox's ``/tmp``.
+everything it started, and empties the sandbox's ``/tmp`` and ``/dev/shm``, the
+only places a worker can write. A zygote serves the next learner only when it
+has seen both empty and no other process left: one that cannot is closed, and
+the next worker starts in a new sandbox.
 
 Python's own ``multiprocessing`` forkserver does the same for trusted code; it
 is not used because the fork must happen inside bubblewrap, with file descriptors
@@ -71,41 +74,49 @@ class Zygote:
         self,
         sandbox: bool,
         processes: int,
+        memory_bytes: int,
         store: CompileStore | None = None,
         preload: tuple[str, ...] = (),
     ) -> None:
         self.owner = os.getpid()
-        self.scratch = Path(tempfile.mkdtemp(prefix="pytrees-zygote-"))
         self.cap = ProcessCap(processes)
-        prefix = bubblewrap.command_prefix(
-            sandbox, self.scratch, store and Path(store.folder), bool(store and store.writable)
+        sandboxed = bubblewrap.command(
+            sandbox, memory_bytes, store and Path(store.folder), bool(store and store.writable)
         )
-        if not prefix and not (store and store.own):
+        self.sandboxed = sandboxed is not None
+        # Without bubblewrap, workers' scratch folders are made on the host, below this one;
+        # with it, inside the sandbox's own /tmp, which no other sandbox sees.
+        self.scratch = None if self.sandboxed else Path(tempfile.mkdtemp(prefix=_scratch_prefix()))
+        if not self.sandboxed and not (store and store.own):
             store = None  # a store is shared only where bubblewrap makes it read-only
         self.control, theirs = socket.socketpair()
         self._counter = itertools.count()
-        self._buffer = b""
-        self.process = subprocess.Popen(
-            [
-                *prefix,
-                sys.executable,
-                "-m",
-                "autograder.execute.zygote",
-                str(theirs.fileno()),
-                *(["--pid-namespace"] if prefix else []),
-                *store_arguments(store, mounted=bool(prefix)),
-                *(["--preload", ",".join(preload)] if preload else []),
-            ],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=self.scratch,
-            env=worker_environment(self.scratch),
-            start_new_session=True,
-            preexec_fn=self._enter_limits,
-        )
-        theirs.close()
+        try:
+            self.process = subprocess.Popen(
+                [
+                    *(sandboxed.words if sandboxed else []),
+                    sys.executable,
+                    "-P",  # the working folder is not on the import path
+                    "-m",
+                    "autograder.execute.zygote",
+                    str(theirs.fileno()),
+                    *(["--pid-namespace"] if sandboxed else []),
+                    *store_arguments(store, mounted=self.sandboxed),
+                    *(["--preload", ",".join(preload)] if preload else []),
+                ],
+                pass_fds=(theirs.fileno(), *(sandboxed.pass_fds if sandboxed else ())),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.scratch or "/",
+                env=worker_environment(self.scratch or Path(bubblewrap.SCRATCH_ROOT)),
+                start_new_session=True,
+                preexec_fn=self._enter_limits,
+            )
+        finally:
+            theirs.close()
+            for fd in sandboxed.pass_fds if sandboxed else ():
+                os.close(fd)
         self._own_tasks: frozenset[int] | None = None  # known once it is ready
 
     def _wait_until_ready(self) -> None:
@@ -132,17 +143,20 @@ class Zygote:
     def alive(self) -> bool:
         return self.control.fileno() >= 0 and self.process.poll() is None
 
-    def fork(self, memory_bytes: int) -> tuple[int, int, int, Path]:
-        """A new worker: its pid (as the zygote sees it), the grader's pipe ends, its scratch."""
+    def fork(self, memory_bytes: int) -> tuple[int, int, int]:
+        """A new worker: its pid (as the zygote sees it) and the grader's pipe ends.
+
+        The zygote makes the worker's scratch folder, which :meth:`end` removes.
+        """
         self._wait_until_ready()
-        scratch = self.scratch / f"pytrees-worker-{next(self._counter)}"
-        scratch.mkdir()
+        name = f"pytrees-worker-{next(self._counter)}"
+        scratch = self.scratch / name if self.scratch else Path(bubblewrap.SCRATCH_ROOT, name)
         worker_reads, grader_writes = os.pipe()
         grader_reads, worker_writes = os.pipe()
         request = {
             "op": "fork",
             "scratch": str(scratch),
-            "memory": memory_bytes,
+            "memory": bubblewrap.address_space_bytes(memory_bytes, self.sandboxed),
             "nproc": self.cap.nproc_for_new_process(),
         }
         try:
@@ -161,21 +175,30 @@ class Zygote:
         if not isinstance(answer.get("pid"), int):
             for fd in (grader_writes, grader_reads):
                 os.close(fd)
-            shutil.rmtree(scratch, ignore_errors=True)
             raise ZygoteFailed(str(answer.get("error", "the zygote did not fork")))
-        return answer["pid"], grader_writes, grader_reads, scratch
+        return answer["pid"], grader_writes, grader_reads
 
-    def end(self, pid: int, scratch: Path, wait: float = 0.0) -> int | None:
-        """Stop a worker and all it started; its exit code if it had already ended by itself."""
+    def end(self, pid: int, wait: float = 0.0) -> int | None:
+        """Stop a worker and all it started; its exit code if it had already ended by itself.
+
+        Under bubblewrap the zygote then proves its sandbox clean (see
+        :mod:`autograder.execute.zygote`); a zygote that cannot is closed, so the
+        next worker starts in a new sandbox.
+        """
         code: int | None = None
         try:
             self.control.sendall(json.dumps({"op": "end", "pid": pid, "wait": wait}).encode())
             answer = self._answer(CONTROL_SECONDS + wait)
             code = answer.get("returncode")
+            if answer.get("clean") is not True:
+                self.close()
         except (OSError, ZygoteFailed):
             self.close()
         self.cap.kill_except(self._own_tasks or frozenset(), wait=5.0)
-        shutil.rmtree(scratch, ignore_errors=True)
+        if self.scratch is not None:
+            with contextlib.suppress(OSError):  # closed above: nothing is left
+                for leftover in self.scratch.iterdir():
+                    shutil.rmtree(leftover, ignore_errors=True)
         return code if isinstance(code, int) else None
 
     def _answer(self, timeout: float) -> dict[str, Any]:
@@ -201,29 +224,63 @@ class Zygote:
         self.process.wait()
         self.cap.close()
         self.control.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-_zygotes: dict[tuple[bool, int, CompileStore | None, str, tuple[str, ...]], Zygote] = {}
+_zygotes: dict[tuple[bool, int, int, CompileStore | None, str, tuple[str, ...]], Zygote] = {}
 _finalizer_pid: int | None = None
 
 
 def zygote(
     sandbox: bool,
     processes: int,
+    memory_bytes: int,
     store: CompileStore | None = None,
     name: str = "",
     preload: tuple[str, ...] = (),
 ) -> Zygote:
     """The running zygote for this kind of worker, name and preload, started on first use."""
-    key = (sandbox, processes, store, name, preload)
+    key = (sandbox, processes, memory_bytes, store, name, preload)
     current = _zygotes.get(key)
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():
             current.close()
         _close_at_exit()
-        current = _zygotes[key] = Zygote(sandbox, processes, store, preload)
+        _sweep_once()
+        current = _zygotes[key] = Zygote(sandbox, processes, memory_bytes, store, preload)
     return current
+
+
+SCRATCH_PREFIX = "pytrees-zygote-"
+_swept = False
+
+
+def _scratch_prefix() -> str:
+    """Scratch folders on the host are named after their grader, so stale ones can be found."""
+    return f"{SCRATCH_PREFIX}{os.getpid()}-"
+
+
+def _sweep_once() -> None:
+    """Remove, once per process, the host scratch folders of graders that have ended.
+
+    A grader killed before it closed its zygotes leaves them (and the learner files in
+    them) in the temporary folder; the next grader removes them.
+    """
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tempfile.gettempdir()):
+            owner = entry.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+            if (
+                entry.name.startswith(SCRATCH_PREFIX)
+                and owner.isdigit()
+                and not Path(f"/proc/{owner}").exists()
+                and entry.is_dir(follow_symlinks=False)
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _close_at_exit() -> None:
