@@ -89,6 +89,8 @@ class Zygote:
         self.scratch = None if self.sandboxed else Path(tempfile.mkdtemp(prefix=_scratch_prefix()))
         if not self.sandboxed and not (store and store.own):
             store = None  # a store is shared only where bubblewrap makes it read-only
+        if self.sandboxed and store and store.writable:
+            bubblewrap.hand_over(Path(store.folder))
         self.control, theirs = socket.socketpair()
         self._counter = itertools.count()
         try:
