@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +18,7 @@ import pytest
 
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.execute.run import Limits, NotebookRun
-from autograder.isolate import bubblewrap, processes, seccomp
+from autograder.isolate import bubblewrap, processes, seccomp, zygotes
 from autograder.load.course import REPO_ROOT, SOLUTIONS
 
 FAST = Limits(notebook_seconds=30, cell_seconds=3, call_seconds=3)
@@ -526,3 +528,22 @@ def test_what_a_worker_left_in_memory_and_locked_folders_is_gone_for_the_next(ru
     left_in_shm, same_zygote, left_in_tmp = second.call("look", (), {})
     assert (left_in_shm, left_in_tmp) == ([], [])
     assert same_zygote == zygote  # proven clean, so the zygote was kept
+
+
+def test_a_grader_removes_the_scratch_folders_that_killed_graders_left(monkeypatch):
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    left = Path(tempfile.gettempdir(), f"{zygotes.SCRATCH_PREFIX}{ended.stdout.strip()}-x1")
+    (left / "pytrees-worker-0").mkdir(parents=True)
+    (left / "pytrees-worker-0" / "learner-file.py").write_text("x = 1")
+    own = Path(tempfile.mkdtemp(prefix=zygotes._scratch_prefix()))
+    monkeypatch.setattr(zygotes, "_swept", False)
+    try:
+        zygotes._sweep_once()
+        assert not left.exists() and own.exists()
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
