@@ -59,6 +59,17 @@ def returns(value_source: str, function: str = "count_leaves") -> dict[str, str]
 
 LIAR = "class Liar:\n{body}\n\nVALUE = Liar()"
 
+# A right answer only where a wall of the sandbox does not hold.
+IF_THE_WALL_FAILS = """import jax
+
+def count_leaves(tree, *, none_is_leaf=False):
+    try:
+        {wall}
+    except Exception:
+        return -1
+    is_leaf = (lambda x: x is None) if none_is_leaf else None
+    return len(jax.tree.leaves(tree, is_leaf=is_leaf))"""
+
 # Every place a worker might write that a later worker might read or run: a JAX plugin
 # (which every worker's JAX would import at start), files, memory held in files, and a
 # process listening on an abstract socket.
@@ -377,6 +388,34 @@ CASES = [
         "leave_traces",
         {"count_leaves": WRONG_COUNT},
         (PLANT_EVERYWHERE,),
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "write_kernel_settings",
+        {
+            "count_leaves": IF_THE_WALL_FAILS.format(
+                wall="open('/proc/sys/kernel/core_pattern', 'r+').close()"
+            )
+        },
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "read_root_only_files",
+        {"count_leaves": IF_THE_WALL_FAILS.format(wall="open('/etc/shadow').read()")},
+        expected={"count_leaves": "failed"},
+        needs_sandbox=True,
+    ),
+    Attack(
+        "make_a_user_namespace",
+        {
+            "count_leaves": IF_THE_WALL_FAILS.format(
+                wall="import ctypes, os\n        pid = os.fork()\n        if pid == 0:\n"
+                "            os._exit(ctypes.CDLL(None).unshare(0x10000000) != 0)\n"
+                "        assert os.waitpid(pid, 0)[1] == 0"
+            )
+        },
         expected={"count_leaves": "failed"},
         needs_sandbox=True,
     ),
