@@ -184,8 +184,14 @@ def test_an_unknown_chapter_exits_2(tmp_path):
     assert done.returncode == 2 and "'nowhere' is not a chapter" in done.stderr
 
 
-def _run_autograder(tmp_path: Path, submitted: dict[str, Path]) -> dict:
-    """Unpack a one-chapter bundle as Gradescope does and run its run_autograder."""
+def _run_autograder(
+    tmp_path: Path, submitted: dict[str, Path], links: dict[str, str] | None = None
+) -> dict:
+    """Unpack a one-chapter bundle as Gradescope does and run its run_autograder.
+
+    ``links`` are symbolic links handed in: name → target, relative to the autograder's
+    root (``/autograder`` on Gradescope).
+    """
     root = tmp_path / "autograder"
     with zipfile.ZipFile(_bundle(tmp_path, "leaves")) as archive:
         archive.extractall(root / "source")
@@ -193,6 +199,8 @@ def _run_autograder(tmp_path: Path, submitted: dict[str, Path]) -> dict:
     (root / "submission").mkdir()
     for name, source in submitted.items():
         shutil.copy(source, root / "submission" / name)
+    for name, target in (links or {}).items():
+        (root / "submission" / name).symlink_to(root / target)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         ["bash", root / "source" / "run_autograder"],
@@ -215,3 +223,20 @@ def test_run_autograder_grades_the_submitted_notebook(tmp_path, course):
 def test_run_autograder_without_a_notebook_says_so(tmp_path):
     results = _run_autograder(tmp_path, {"notes.txt": SOLUTIONS.parent / "LICENSE"})
     assert results["score"] == 0 and "No notebook" in results["output"]
+
+
+def test_run_autograder_grades_no_link_to_the_reference_solution_and_says_so(tmp_path):
+    solution = "source/solutions/leaves/leaves.ipynb"
+    links = {"leaves.ipynb": solution, "mine": "source/solutions/leaves"}
+    results = _run_autograder(tmp_path, {}, links)
+    assert results["score"] == 0
+    assert "leaves.ipynb is a symbolic link, not a file: it was not graded" in results["output"]
+    assert "mine is a symbolic link" in results["output"]
+
+
+def test_run_autograder_grades_the_files_handed_in_next_to_a_refused_link(tmp_path, course):
+    leaves = course.notebook("leaves")
+    links = {"other.ipynb": "source/solutions/leaves/leaves.ipynb"}
+    results = _run_autograder(tmp_path, {"leaves.ipynb": leaves.path}, links)
+    assert results["score"] == leaves.points
+    assert results["output"].startswith("other.ipynb is a symbolic link")

@@ -18,3 +18,18 @@ def test_long_text_is_cut_and_says_so():
 
 def test_plain_text_is_unchanged():
     assert clean("count_leaves raised KeyError: 'a'") == "count_leaves raised KeyError: 'a'"
+
+
+def test_bidi_controls_are_removed():
+    # right-to-left override, isolates, marks: they show text reordered ("Trojan source")
+    bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+    assert clean(f"raised {bidi}KeyError") == "raised KeyError"
+
+
+def test_zero_width_and_other_format_characters_are_removed():
+    invisible = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+    assert clean(f"Key{invisible}Error") == "KeyError"
+
+
+def test_other_non_ascii_text_is_kept():
+    assert clean("Total: 7 ∕ 7 — ✅ déjà") == "Total: 7 ∕ 7 — ✅ déjà"

@@ -69,6 +69,108 @@ def test_a_learner_error_on_a_hidden_input_does_not_echo_the_error_text():
     assert "ValueError" in result.message and "12345" not in result.message
 
 
+def learner_error(type_name: str, message: str = "", traceback: str = ""):
+    """A learner's function that raises ``type_name`` on every input, as a worker reports it."""
+
+    def raising(x):
+        info = {"type": type_name, "message": message, "traceback": traceback}
+        raise LearnerError("f", info)
+
+    return raising
+
+
+def fails_hidden_with(type_name: str, message: str = "") -> str:
+    """The message of a hidden test whose call raised ``type_name`` (visible tests pass)."""
+
+    def raising(x):
+        if x == 1:
+            return 2
+        return learner_error(type_name, message)(x)
+
+    return verdict(raising).message
+
+
+@pytest.mark.parametrize(
+    "type_name", ["TypeError", "KeyError", "RecursionError", "TracerBoolConversionError"]
+)
+def test_a_hidden_test_names_a_known_exception_type(type_name):
+    assert fails_hidden_with(type_name).startswith(f"f raised {type_name} on the input")
+
+
+def test_a_hidden_test_names_any_other_exception_type_only_as_an_exception():
+    message = fails_hidden_with("Leak[12345]")
+    assert message.startswith("f raised an exception on the input of a hidden test.")
+    assert "12345" not in message and "Leak" not in message
+
+
+@pytest.mark.parametrize("hidden", [True, False])
+def test_an_exception_named_like_a_watchers_shows_the_courses_text_not_its_message(hidden):
+    raising = learner_error("WatcherError", "secret_input is 12345")
+    message = (
+        fails_hidden_with("WatcherError", "secret_input is 12345")
+        if hidden
+        else (verdict(raising).message)
+    )
+    assert "12345" not in message and "secret_input" not in message
+    assert message.startswith("f: the notebook lacks something the test watches for")
+
+
+WATCHED = """\
+assert f(1) == 2, "f(1) should be 2"
+### BEGIN HIDDEN TESTS
+assert count_traces(f, [(12345,)], inside="_helper") == [1], "m"
+### END HIDDEN TESTS
+"""
+
+
+def watcher_verdict(type_name: str, message: str, source: str = WATCHED) -> str:
+    def complaining(*args, **kwargs):
+        raise LearnerError("f", {"type": type_name, "message": message})
+
+    test = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+    return run_test_cell(test, {"f": lambda x: 2 * x, "count_traces": complaining}, "n").message
+
+
+def test_a_watcher_names_a_helper_only_when_the_visible_test_names_it():
+    hidden = watcher_verdict("HelperNotJitted", "_helper is not a jitted function")
+    assert hidden == (
+        "f: the jitted helper the test watches is not a jitted function: keep its "
+        "@jax.jit decorator."
+    )
+    visible = WATCHED.replace('"f(1) should be 2"', '"see _helper"')
+    shown = watcher_verdict("HelperNotJitted", "_helper is not a jitted function", visible)
+    assert shown.startswith("f: _helper is not a jitted function")
+
+
+def test_a_watcher_never_shows_a_name_chosen_by_the_learners_code():
+    message = watcher_verdict("HelperMissing", "secret_input_12345 is not defined")
+    assert "12345" not in message
+    assert message.startswith("f: a helper the exercise gives is not defined")
+
+
+def test_a_watcher_may_name_the_function_under_test():
+    message = watcher_verdict("HelperStatic", "f keeps some arguments static")
+    assert message == "f: f keeps some arguments static: keep its plain @jax.jit."
+
+
+def test_a_missing_function_lists_what_the_notebook_defines_for_a_visible_test():
+    def missing(x):
+        raise FunctionMissing("f", ["g", "h\x1b[2K", "check"])
+
+    assert verdict(missing).message.endswith("It defines: g.")
+
+
+def test_a_missing_function_in_a_hidden_test_lists_nothing_and_names_no_learner_choice():
+    def missing(x):
+        if x == 1:
+            return 2
+        raise FunctionMissing("secret_12345", ["secret_input_12345"])
+
+    message = verdict(missing).message
+    assert "12345" not in message and "defines" not in message
+    assert message.startswith("A function the tests of f call is not defined in nb.ipynb")
+
+
 def test_a_learner_error_on_a_visible_input_shows_the_learners_own_traceback():
     def raising(x):
         raise LearnerError(

@@ -192,17 +192,26 @@ def test_a_cell_that_replaces_a_watcher_does_not_change_what_the_worker_runs():
     assert reply["ok"] and reply["value"] == [0, 0]
 
 
-def test_a_watchers_own_complaint_is_shown_even_from_a_hidden_test():
+def test_a_watchers_complaint_travels_as_its_kind_and_the_grader_says_it_in_its_own_words():
     from autograder.compare.failures import LearnerError
     from autograder.compare.verdicts import run_test_cell
     from autograder.load.course import TestCell, hidden_lines
 
-    source = "### BEGIN HIDDEN TESTS\nassert count_traces(f, [], inside='_h') == [], 'm'\n"
+    worker = Worker()
+    assert worker.exec_cell(1, NOTEBOOK)["ok"]
+    args = wire.encode([wire.LearnerRef("uses_helper"), (jnp.ones(2),)])
+    kwargs = wire.encode({"apis": ["_gone"]})
+    reply = worker.handle({"op": "watch", "name": "watch_calls", "args": args, "kwargs": kwargs})
+    assert reply["error"]["type"] == "HelperMissing"
+
+    source = "### BEGIN HIDDEN TESTS\nassert watch_calls(f, (), apis=['_gone']) == [], 'm'\n"
     cell = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
 
     def complaining(*args, **kwargs):
-        info = {"type": "WatcherError", "message": "_h is not defined: keep the helper"}
-        raise LearnerError("f", info)
+        raise LearnerError("f", reply["error"])
 
-    verdict = run_test_cell(cell, {"count_traces": complaining, "f": None}, "nb.ipynb")
-    assert verdict.message == "f: _h is not defined: keep the helper"
+    verdict = run_test_cell(cell, {"watch_calls": complaining, "f": None}, "nb.ipynb")
+    assert verdict.message == (
+        "f: a helper the exercise gives is not defined: keep the helper the exercise "
+        "gives, by its name."
+    )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
+import io
+import re
+import tokenize
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +30,57 @@ MARKS = {
     "crashed": "💥",
 }
 """The mark each outcome is shown with, in every report and in ``check``."""
+
+# The exception types a hidden test's verdict may name. A worker reports the type of what
+# the learner's code raised as a string, and a class can be given any name, the hidden
+# test's inputs included: any other type is shown as "an exception".
+KNOWN_EXCEPTIONS: frozenset[str] = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {
+    # jax.errors, and the errors autograder.compare.explain points to
+    "ConcretizationTypeError",
+    "JAXIndexError",
+    "JAXTypeError",
+    "JaxRuntimeError",
+    "KeyReuseError",
+    "NonConcreteBooleanIndexError",
+    "TracerArrayConversionError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
+    "UnexpectedTracerError",
+    "XlaRuntimeError",
+    "FrozenInstanceError",
+    # what the worker itself reports
+    "UnsendableResult",
+    "WireError",
+}
+
+# What the course says when a watcher finds the notebook lacking, by the type of the
+# WatcherError (autograder.learner.watchers). Its message comes from the learner's
+# worker and is never shown: {helper} is a name the learner can already read in the
+# test (see _public_name), else the words after "or".
+_WATCHER_TEMPLATES = {
+    "HelperMissing": (
+        "{function}: {helper} is not defined: keep the helper the exercise gives, by its name.",
+        "a helper the exercise gives",
+    ),
+    "HelperNotJitted": (
+        "{function}: {helper} is not a jitted function: keep its @jax.jit decorator.",
+        "the jitted helper the test watches",
+    ),
+    "HelperStatic": (
+        "{function}: {helper} keeps some arguments static: keep its plain @jax.jit.",
+        "the jitted helper the test watches",
+    ),
+    "NotANotebookFunction": ("{function} is not a function defined in the notebook.", ""),
+    "WatcherError": (
+        "{function}: the notebook lacks something the test watches for: keep the "
+        "helpers the exercise gives, by their names and decorators.",
+        "",
+    ),
+}
 
 # Exceptions that mean "not an answer yet" or "an answer that cannot be read",
 # rather than the learner's code going wrong while it ran.
@@ -74,10 +129,11 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
             "crashed", f"{exc} while {test.function} was running.", _in_hidden(exc, test)
         )
     except FunctionMissing as exc:
-        return Verdict("missing", _missing_message(exc, notebook), _in_hidden(exc, test))
+        hidden = _in_hidden(exc, test)
+        return Verdict("missing", _missing_message(exc, test, notebook, hidden), hidden)
     except LearnerError as exc:
         hidden = _in_hidden(exc, test)
-        message = _learner_error_message(exc, hidden, _chapter(notebook))
+        message = _learner_error_message(exc, test, hidden, _chapter(notebook))
         message += "" if hidden else _called_in(exc, test)
         return Verdict(_learner_error_outcome(exc), message, hidden)
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
@@ -118,13 +174,42 @@ def _assertion_message(exc: AssertionError, test: TestCell) -> str:
     return f"This check failed: {source}"
 
 
-def _missing_message(exc: FunctionMissing, notebook: str) -> str:
-    others = [n for n in exc.names if n not in {"check", "hint"}]
-    found = f" It defines: {', '.join(others)}." if others else ""
+def _missing_message(exc: FunctionMissing, test: TestCell, notebook: str, hidden: bool) -> str:
+    """What is missing; the names the notebook defines only for a visible test.
+
+    Both the missing name and the list come from the learner's worker: for a hidden
+    test the name is shown only when the learner can read it in the test already.
+    """
+    function = _public_name(exc.function, test, exc.function if not hidden else test.function)
+    missing = function or f"A function the tests of {test.function} call"
+    found = ""
+    if not hidden:
+        others = [n for n in exc.names if n.isidentifier() and n not in {"check", "hint"}]
+        found = f" It defines: {', '.join(others)}." if others else ""
     return (
-        f"{exc.function} is not defined in {notebook}: was it renamed, deleted, or is its "
+        f"{missing} is not defined in {notebook}: was it renamed, deleted, or is its "
         f"cell failing?{found}"
     )
+
+
+def _public_names(test: TestCell) -> frozenset[str]:
+    """The names a learner can read in ``test`` (its visible lines), and its function's."""
+    names = {test.function}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(test.visible_source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    for token in tokens:
+        if token.type == tokenize.NAME:
+            names.add(token.string)
+        elif token.type == tokenize.STRING:
+            names.update(re.findall(r"[A-Za-z_]\w*", token.string))
+    return frozenset(names)
+
+
+def _public_name(name: str, test: TestCell, known: str = "") -> str | None:
+    """``name`` when the learner can already read it in the test (or it is ``known``)."""
+    return name if name == known or name in _public_names(test) else None
 
 
 def _learner_error_outcome(exc: LearnerError) -> str:
@@ -133,7 +218,7 @@ def _learner_error_outcome(exc: LearnerError) -> str:
     return "failed" if exc.type in _FAILED_TYPES else "error"
 
 
-def _learner_error_message(exc: LearnerError, hidden: bool, chapter: str) -> str:
+def _learner_error_message(exc: LearnerError, test: TestCell, hidden: bool, chapter: str) -> str:
     if exc.type == "NotImplementedError":
         return f"{exc.function} is not written yet: it still raises NotImplementedError."
     if exc.type == "MemoryError":
@@ -141,18 +226,32 @@ def _learner_error_message(exc: LearnerError, hidden: bool, chapter: str) -> str
             f"{exc.function} ran out of memory: it tried to use more than the worker's "
             "memory limit."
         )
-    if exc.type == "WatcherError":  # says what the notebook lacks, never a test's input
-        return f"{exc.function}: {exc.message}"
+    if exc.type in _WATCHER_TEMPLATES:
+        return _watcher_message(exc, test)
     pointer = explain(exc.type, exc.message, chapter)
     said = f" {pointer.text()}" if pointer else ""
     if hidden:
-        return f"{exc.function} raised {exc.type} on the input of a hidden test.{said}"
+        # course-written text only: the type from the known list, the pointer's own words
+        raised = exc.type if exc.type in KNOWN_EXCEPTIONS else "an exception"
+        return f"{exc.function} raised {raised} on the input of a hidden test.{said}"
     trace = f"\n{exc.traceback.rstrip()}" if exc.traceback else ""
     if pointer:
         # the course's words first, JAX's own message under them
         return f"{exc.function} raised {exc.type}.{said}\n{exc.type}: {exc.message}{trace}"
     detail = f": {exc.message}" if exc.message else ""
     return f"{exc.function} raised {exc.type}{detail}{trace}"
+
+
+def _watcher_message(exc: LearnerError, test: TestCell) -> str:
+    """The course's text for a watcher's complaint, hidden test or not.
+
+    The helper's name is taken from the worker's message only when the learner can
+    read it in the test anyway: a name chosen by the learner's code is never shown.
+    """
+    template, otherwise = _WATCHER_TEMPLATES[exc.type]
+    words = exc.message.split(maxsplit=1)
+    named = _public_name(words[0], test, exc.function) if words else None
+    return template.format(function=exc.function, helper=named or otherwise)
 
 
 def _local_error_message(exc: Exception, test: TestCell, chapter: str) -> str:

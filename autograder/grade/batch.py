@@ -250,7 +250,7 @@ def _finish(
     result = StudentResult(
         student=clean(submission.student),
         exercises=[exercise for part in pieces for exercise in part.exercises],
-        notes=[NotebookNote("", note) for note in submission.notes]
+        notes=[NotebookNote("", clean(note)) for note in submission.notes]
         + [note for part in pieces for note in part.notes],
     )
     results[index] = result

@@ -30,7 +30,8 @@ def grade_submission(
         contexts.append(NotebookContext(exercise, path, limits, reference))
     verdicts = run_pytest(contexts)
     result = StudentResult(student=clean(submission.student))
-    result.notes.extend(NotebookNote("", note) for note in submission.notes)
+    # these notes name the learner's own files: a file name can hold terminal escapes
+    result.notes.extend(NotebookNote("", clean(note)) for note in submission.notes)
     for context in contexts:
         exercise = context.exercise
         if context.problem is not None:
@@ -56,7 +57,9 @@ def grade_submission(
             result.notes.append(
                 NotebookNote(
                     exercise.filename,
-                    f"the locked cell {grade_id} was {how}; grading used the course's own copy",
+                    clean(
+                        f"the locked cell {grade_id} was {how}; grading used the course's own copy"
+                    ),
                 )
             )
         for function in exercise.functions:

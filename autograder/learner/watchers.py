@@ -36,9 +36,26 @@ def is_namedtuple(value: Any) -> bool:
 class WatcherError(Exception):
     """The notebook lacks what a watcher needs (a helper by its name, a plain ``jax.jit``).
 
-    Its message says what is missing and never shows a test's inputs, so the grader
-    shows it even when a hidden test raised it.
+    Raised as one of the subclasses below. The grader never shows the message, which
+    reaches it from the learner's worker: it shows the course's own text for the
+    subclass's name (:mod:`autograder.compare.verdicts`).
     """
+
+
+class HelperMissing(WatcherError):
+    """A helper the test names (``inside``, an API of the notebook) is not defined."""
+
+
+class HelperNotJitted(WatcherError):
+    """The helper ``count_traces`` watches is not a jitted function."""
+
+
+class HelperStatic(WatcherError):
+    """The helper ``count_traces`` watches is jitted with static arguments."""
+
+
+class NotANotebookFunction(WatcherError):
+    """The function a watcher was given is not one the notebook defines."""
 
 
 def watcher(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -68,7 +85,7 @@ def count_traces(
     jitted = _learner_name(namespace, inside)
     body = getattr(jitted, "__wrapped__", None)
     if body is None or not hasattr(jitted, "trace"):
-        raise WatcherError(f"{inside} is not a jitted function: keep its @jax.jit decorator")
+        raise HelperNotJitted(f"{inside} is not a jitted function: keep its @jax.jit decorator")
     traces = 0
 
     @functools.wraps(body)
@@ -186,13 +203,13 @@ def _globals_of(function: Callable[..., Any]) -> dict[str, Any]:
         function = function.__wrapped__
     namespace = getattr(function, "__globals__", None)
     if not isinstance(namespace, dict):
-        raise WatcherError(f"{function!r} is not a function defined in the notebook")
+        raise NotANotebookFunction(f"{function!r} is not a function defined in the notebook")
     return namespace
 
 
 def _learner_name(namespace: dict[str, Any], name: str) -> Any:
     if name not in namespace:
-        raise WatcherError(
+        raise HelperMissing(
             f"{name} is not defined: keep the helper the exercise gives, by its name"
         )
     return namespace[name]
@@ -208,7 +225,7 @@ def _require_plain_jit(jitted: Any, name: str, args: Any, kwargs: Any) -> None:
     except Exception:  # noqa: BLE001 - the helper's own errors show when it runs
         return
     if inputs != len(jax.tree.leaves((args, kwargs))):
-        raise WatcherError(f"{name} keeps some arguments static: keep its plain @jax.jit")
+        raise HelperStatic(f"{name} keeps some arguments static: keep its plain @jax.jit")
 
 
 def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:

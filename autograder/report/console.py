@@ -22,7 +22,7 @@ from autograder.compare.verdicts import MARKS
 from autograder.load.course import Course
 from autograder.report.checking import NotebookState
 from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult
-from autograder.report.text import points
+from autograder.report.text import clean, points
 
 _STYLE = {
     "passed": "green",
@@ -79,7 +79,9 @@ def print_student(out: Console, student: StudentResult) -> None:
         )
     out.print(table)
     for note in student.notes:
-        out.print(f"[dim]note[/dim] {escape(note.text)}", markup=True)
+        # notes are cleaned where they are made; a report read back from a cache or a
+        # JSON file may come from elsewhere
+        out.print(f"[dim]note[/dim] {escape(clean(note.text, limit=None))}", markup=True)
 
 
 def print_feedback(out: Console, student: StudentResult) -> None:
@@ -101,7 +103,7 @@ def print_feedback(out: Console, student: StudentResult) -> None:
         if exercise.hint:
             out.print(f"   Hint: {exercise.hint}", markup=False)
     for note in student.notes:
-        out.print(f"   note: {note.message}", markup=False)
+        out.print(f"   note: {clean(note.message, limit=None)}", markup=False)
 
 
 def print_check_summary(out: Console, states: list[NotebookState]) -> None:

@@ -3,7 +3,10 @@ spreadsheet, and points."""
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
+import unicodedata
 
 MAX_MESSAGE = 2000
 
@@ -16,12 +19,33 @@ _MARKDOWN = re.compile(r"[\\*_\[\]<>&|#!~]")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def clean(text: str, limit: int = MAX_MESSAGE) -> str:
-    """``text`` without terminal escape sequences or control characters, at most ``limit`` long."""
+def clean(text: str, limit: int | None = MAX_MESSAGE) -> str:
+    """``text`` without terminal escape sequences, control or format characters, at most
+    ``limit`` long (``None``: as long as it is).
+
+    Format characters (Unicode category Cf) are the bidi controls, which can show a
+    message reversed or reordered, and the invisible ones (zero-width spaces and
+    joiners, the byte order mark): neither belongs in a report.
+    """
     text = _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
-    if len(text) <= limit:
+    if not text.isascii():
+        text = _format_characters().sub("", text)
+    if limit is None or len(text) <= limit:
         return text
     return text[:limit] + f" … [{len(text) - limit} more characters cut]"
+
+
+@functools.cache
+def _format_characters() -> re.Pattern[str]:
+    """Every character of Unicode category Cf that this Python knows (built once, 0.1 s).
+
+    Taken from :mod:`unicodedata` rather than written out, so that characters a later
+    Unicode version adds to the category are removed too.
+    """
+    found = (chr(code) for code in range(sys.maxunicode + 1))
+    return re.compile(
+        "[" + "".join(re.escape(c) for c in found if unicodedata.category(c) == "Cf") + "]"
+    )
 
 
 def points(value: float) -> str:
