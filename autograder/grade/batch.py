@@ -300,7 +300,8 @@ class _GradingProcess:
 
     def hand(self, unit: Unit) -> None:
         self.unit = unit
-        self.connection.send(unit[2])
+        with contextlib.suppress(OSError):  # it died just now: done() will say so
+            self.connection.send(unit[2])
 
     def done(self) -> bool:
         """Whether the unit's result, or the end of the process, has come."""
