@@ -128,3 +128,94 @@ def test_a_pickled_array_is_refused_when_read():
 def test_unknown_tags_are_refused():
     with pytest.raises(wire.WireError):
         wire.loads('{"$eval": "__import__(\'os\')"}')
+
+
+# --- limits: a message from the worker is the learner's, so decoding it is bounded ---
+
+
+def nodes(names, children=()):
+    """A message of custom nodes called ``names``, as a worker could write it by hand."""
+    return [{"$node": name, "children": list(children), "aux": {"value": None}} for name in names]
+
+
+def test_a_message_with_more_values_than_the_limit_is_refused_naming_the_limit():
+    with pytest.raises(wire.WireError, match=f"more than {wire.MAX_VALUES} values"):
+        wire.decode([[]] * (wire.MAX_VALUES + 1))
+
+
+def test_a_message_nested_deeper_than_the_limit_is_refused_naming_the_limit():
+    raw: list = []
+    for _ in range(wire.MAX_DEPTH + 2):
+        raw = [raw]
+    with pytest.raises(wire.WireError, match=f"deeper than {wire.MAX_DEPTH} levels"):
+        wire.decode(raw)
+
+
+def test_a_message_naming_too_many_classes_is_refused_naming_the_limit():
+    names = [f"Node{i}" for i in range(wire.MAX_NAMES_PER_MESSAGE + 1)]
+    with wire.notebook_classes(), pytest.raises(wire.WireError, match="distinct classes"):
+        wire.decode(nodes(names))
+
+
+def test_a_notebook_naming_too_many_classes_is_refused_naming_the_limit():
+    per_message = wire.MAX_NAMES_PER_MESSAGE
+    with wire.notebook_classes():
+        for start in range(0, wire.MAX_NAMES_PER_NOTEBOOK, per_message):
+            wire.decode(nodes(f"Node{i}" for i in range(start, start + per_message)))
+        with pytest.raises(wire.WireError, match=f"more than {wire.MAX_NAMES_PER_NOTEBOOK}"):
+            wire.decode(nodes(["OneMore"]))
+
+
+def test_decoding_stops_when_its_time_is_up(monkeypatch):
+    monkeypatch.setattr(wire, "DECODE_SECONDS", 0.0)
+    with pytest.raises(wire.WireError, match="took over 0 s"):
+        wire.decode([0] * 1000)
+
+
+def _classes_made_for_messages():
+    import gc
+
+    gc.collect()
+    made = [o for o in gc.get_objects() if isinstance(o, type) and o.__module__ == "submission"]
+    nodes_ = [cls for cls in made if issubclass(cls, wire.RemoteNode)]
+    return len(made) - len(nodes_), len(nodes_)
+
+
+def _a_notebook_of_many_names(prefix):
+    """Every kind of class the messages can name, as many as one notebook may."""
+    count = wire.MAX_NAMES_PER_MESSAGE // 3
+    with wire.notebook_classes():
+        for start in range(0, wire.MAX_NAMES_PER_NOTEBOOK - 3 * count + 1, 3 * count):
+            names = [f"{prefix}{i}" for i in range(start, start + count)]
+            value = wire.decode(
+                nodes(names)
+                + [{"$object": name, "repr": ""} for name in names]
+                + [{"$namedtuple": name, "fields": ["x"], "values": [1]} for name in names]
+            )
+            assert [type(v).__name__ for v in value[:count]] == names
+
+
+def test_classes_made_for_a_notebook_do_not_outlive_it():
+    others, registered = _classes_made_for_messages()
+    _a_notebook_of_many_names("First")
+    others_after, registered_after = _classes_made_for_messages()
+    assert others_after == others
+    # JAX cannot forget a registered node class: the next notebook reuses them
+    assert registered_after - registered <= wire.MAX_NAMES_PER_NOTEBOOK
+    _a_notebook_of_many_names("Second")
+    assert _classes_made_for_messages() == (others, registered_after)
+
+
+def test_a_reused_node_class_takes_the_new_notebook_s_name_and_flattens():
+    with wire.notebook_classes():
+        first = type(wire.decode(nodes(["Before"])[0]))
+    with wire.notebook_classes():
+        value = wire.decode(nodes(["After"], children=[1, 2])[0])
+    assert type(value) is first and type(value).__name__ == "After"
+    assert jax.tree.leaves(value) == [1, 2]
+
+
+def test_equal_names_in_one_notebook_share_a_class_so_their_treedefs_are_equal():
+    with wire.notebook_classes():
+        one, two = wire.decode(nodes(["Same", "Same"]))
+        assert jax.tree.structure(one) == jax.tree.structure(two)

@@ -1,4 +1,10 @@
-"""Length-prefixed JSON messages over a pair of pipe file descriptors."""
+"""Length-prefixed JSON messages over a pair of pipe file descriptors.
+
+A message over :data:`MAX_MESSAGE` bytes, or holding more than
+:data:`~autograder.execute.wire.MAX_VALUES` values, is refused with a
+:class:`~autograder.execute.wire.WireError` once it has been read (or skipped): the
+pipe stays in step, so the process that sent it can go on answering.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,16 @@ import os
 import selectors
 import struct
 import time
+from collections.abc import Iterator
 from typing import Any
 
-MAX_MESSAGE = 64 * 1024 * 1024
+from autograder.execute.wire import MAX_DEPTH, MAX_VALUES, WireError, count_values
+
+# The largest reply of grading solutions/ is 4803 bytes and the largest request 9190
+# (see autograder.execute.wire); an error's message and traceback, 2000 characters
+# each, take at most about 25 kB. A megabyte leaves two hundred times that, and
+# bounds what reading one reply costs the grader.
+MAX_MESSAGE = 1024 * 1024
 _HEADER = struct.Struct(">I")
 
 
@@ -45,15 +58,25 @@ def readable(fd: int, timeout: float) -> bool:
 
 
 def receive(fd: int, timeout: float | None = None) -> dict[str, Any]:
-    """Read one message, waiting at most ``timeout`` seconds (forever when None)."""
+    """Read one message, waiting at most ``timeout`` seconds (forever when None).
+
+    Raises :class:`ChannelTimeout`, :class:`ChannelClosed`, :class:`ChannelError`
+    for what is not a message, and :class:`WireError` for a message over a limit.
+    """
     deadline = None if timeout is None else time.monotonic() + timeout
     (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline))
     if size > MAX_MESSAGE:
-        raise ChannelError(f"message of {size} bytes is over the {MAX_MESSAGE}-byte limit")
+        _skip(fd, size, deadline)
+        raise WireError(f"a message of {size} bytes is over the limit of {MAX_MESSAGE} bytes")
     body = _read_exactly(fd, size, deadline)
+    if count_values(body) > MAX_VALUES:
+        raise WireError(f"the message holds more than {MAX_VALUES} values (the limit)")
     try:
         message = json.loads(body)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        nested = f"the message is nested deeper than {MAX_DEPTH} levels (the limit)"
+        raise WireError(nested) from None
+    except ValueError as exc:
         raise ChannelError(f"unreadable message: {exc}") from None
     if not isinstance(message, dict):
         raise ChannelError("a message must be a JSON object")
@@ -61,7 +84,16 @@ def receive(fd: int, timeout: float | None = None) -> dict[str, Any]:
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
-    chunks: list[bytes] = []
+    return b"".join(_chunks(fd, size, deadline))
+
+
+def _skip(fd: int, size: int, deadline: float | None) -> None:
+    """Read ``size`` bytes and keep none of them."""
+    for _ in _chunks(fd, size, deadline):
+        pass
+
+
+def _chunks(fd: int, size: int, deadline: float | None) -> Iterator[bytes]:
     remaining = size
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
@@ -72,6 +104,5 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
             chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
                 raise ChannelClosed("the other end closed the channel")
-            chunks.append(chunk)
+            yield chunk
             remaining -= len(chunk)
-    return b"".join(chunks)

@@ -334,6 +334,9 @@ class NotebookRun:
             except WorkerCrashed as exc:
                 self._skip(number, f"ended the worker ({exc}); graded without it")
                 return self._restart()
+            except wire.WireError as exc:  # the reply was read, and refused
+                self._note(number, f"sent a reply the grader refused: {exc}")
+                continue
             if not reply.get("ok"):
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
                 self._note(number, f"raised {error.get('type')}: {error.get('message')}")

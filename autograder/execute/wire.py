@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import io
 import json
 import math
 import sys
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -199,105 +202,147 @@ def _short_repr(value: Any) -> str:
 
 # --- decoding ---------------------------------------------------------------
 
+# Decoding is bounded because the worker, and so every message it sends, is the
+# learner's: a cell can write any bytes to the pipe. The limits have a wide margin
+# over what the course needs. Grading solutions/ (841 replies) and exercises/
+# measured: the largest reply 4803 bytes (the largest request the grader sends, 9190),
+# at most 148 values in one reply, 16 JSON levels (8 levels of values), 2 distinct
+# class names in one reply and 20 in the whole course.
+MAX_VALUES = 50_000
+"""Values (containers, leaves, keys) in one message; also bounds the JSON it is read from."""
+MAX_NAMES_PER_MESSAGE = 32
+"""Distinct ``$namedtuple`` / ``$node`` / ``$object`` names in one message."""
+MAX_NAMES_PER_NOTEBOOK = 128
+"""Distinct names, and so classes made for them, in one notebook's messages."""
+DECODE_SECONDS = 2.0
+"""Time to decode one message; within the other limits it takes milliseconds."""
 
-def decode(
-    raw: Any,
-    *,
-    jax_arrays: bool = False,
-    learner: dict[str, Any] | None = None,
-    depth: int = 0,
-) -> Any:
-    """Rebuild a value from :func:`encode`'s output.
+
+def decode(raw: Any, *, jax_arrays: bool = False, learner: dict[str, Any] | None = None) -> Any:
+    """Rebuild a value from :func:`encode`'s output, within the limits above.
 
     An ``$object`` becomes an instance of an empty class of the same name, and a
-    ``$node`` an instance of a :class:`RemoteNode` subclass of the same name. A
-    ``$learner`` name is looked up in ``learner`` (the notebook's namespace, on
-    the worker's side); without it, or for a name it lacks, decoding fails.
+    ``$node`` an instance of a :class:`RemoteNode` subclass of the same name (see
+    :class:`Classes`). A ``$learner`` name is looked up in ``learner`` (the
+    notebook's namespace, on the worker's side); without it, or for a name it
+    lacks, decoding fails. A message over a limit raises :class:`WireError`
+    naming the limit.
     """
-    if depth > MAX_DEPTH + 1:
-        raise WireError("message nested too deeply")
-    if raw is None or isinstance(raw, bool | int | float | str):
-        return raw
-    again = lambda item: decode(  # noqa: E731
-        item, jax_arrays=jax_arrays, learner=learner, depth=depth + 1
-    )
-    if isinstance(raw, list):
-        return [again(v) for v in raw]
-    if not isinstance(raw, dict) or not raw:
-        raise WireError(f"unexpected value in message: {type(raw).__name__}")
-    tag = next(iter(raw))
-    body = raw[tag]
-    try:
-        match tag:
-            case "$tuple":
-                return tuple(again(v) for v in body)
-            case "$dict":
-                return {again(k): again(v) for k, v in body}
-            case "$ordereddict":
-                return collections.OrderedDict((again(k), again(v)) for k, v in body)
-            case "$namedtuple":
-                cls = namedtuple_class(str(body), tuple(str(f) for f in raw["fields"]))
-                return cls(*(again(v) for v in raw["values"]))
-            case "$set":
-                return {again(v) for v in body}
-            case "$range":
-                return range(*(int(v) for v in body))
-            case "$float":
-                return float({"nan": "nan", "inf": "inf", "-inf": "-inf"}[body])
-            case "$complex":
-                return complex(float(again(body[0])), float(again(body[1])))
-            case "$bytes":
-                return base64.b64decode(body)
-            case "$scalar":
-                return _load_npy(body)[()]
-            case "$array":
-                array = _load_npy(body)
-                if jax_arrays and raw.get("jax"):
-                    import jax.numpy as jnp
+    return _Decoder(jax_arrays, learner, _classes).decode(raw, 0)
 
-                    return jnp.asarray(array)
-                return array
-            case "$node":
-                aux_raw = raw["aux"]
-                aux = again(aux_raw["value"]) if "value" in aux_raw else AuxText(aux_raw["repr"])
-                return node_class(str(body))([again(c) for c in raw["children"]], aux)
-            case "$object":
-                return empty_instance(str(body))
-            case "$learner":
-                if learner is None:
-                    raise WireError("a $learner name is only read by the worker")
-                if str(body) not in learner:
-                    raise Unresolved(str(body))
-                return learner[str(body)]
-    except WireError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise WireError(f"malformed {tag} in message: {exc}") from None
-    raise WireError(f"unknown tag {tag!r} in message")
+
+class _Decoder:
+    """One message's decoding, with what it has spent of its budget."""
+
+    def __init__(self, jax_arrays: bool, learner: dict[str, Any] | None, classes: Classes) -> None:
+        self.jax_arrays = jax_arrays
+        self.learner = learner
+        self.classes = classes
+        self.values = 0
+        self.names: set[tuple[str, Any]] = set()
+        self.deadline = time.monotonic() + DECODE_SECONDS
+
+    def spend(self) -> None:
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise WireError(f"the message holds more than {MAX_VALUES} values (the limit)")
+        if self.values % 256 == 0:
+            self.check_time()
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise WireError(f"decoding the message took over {DECODE_SECONDS:g} s (the limit)")
+
+    def named(self, key: tuple[str, Any]) -> None:
+        """Count a class name the message uses."""
+        self.check_time()
+        self.names.add(key)
+        if len(self.names) > MAX_NAMES_PER_MESSAGE:
+            raise WireError(
+                f"the message names more than {MAX_NAMES_PER_MESSAGE} distinct classes (the limit)"
+            )
+
+    def decode(self, raw: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH + 1:
+            raise WireError(f"the message is nested deeper than {MAX_DEPTH} levels (the limit)")
+        self.spend()
+        if raw is None or isinstance(raw, bool | int | float | str):
+            return raw
+        again = lambda item: self.decode(item, depth + 1)  # noqa: E731
+        if isinstance(raw, list):
+            return [again(v) for v in raw]
+        if not isinstance(raw, dict) or not raw:
+            raise WireError(f"unexpected value in message: {type(raw).__name__}")
+        tag = next(iter(raw))
+        body = raw[tag]
+        try:
+            match tag:
+                case "$tuple":
+                    return tuple(again(v) for v in body)
+                case "$dict":
+                    return {again(k): again(v) for k, v in body}
+                case "$ordereddict":
+                    return collections.OrderedDict((again(k), again(v)) for k, v in body)
+                case "$namedtuple":
+                    key = (str(body), tuple(str(f) for f in raw["fields"]))
+                    self.named(("$namedtuple", key))
+                    cls = self.classes.namedtuple(*key)
+                    return cls(*(again(v) for v in raw["values"]))
+                case "$set":
+                    return {again(v) for v in body}
+                case "$range":
+                    return range(*(int(v) for v in body))
+                case "$float":
+                    return float({"nan": "nan", "inf": "inf", "-inf": "-inf"}[body])
+                case "$complex":
+                    return complex(float(again(body[0])), float(again(body[1])))
+                case "$bytes":
+                    return base64.b64decode(body)
+                case "$scalar":
+                    return _load_npy(body)[()]
+                case "$array":
+                    array = _load_npy(body)
+                    if self.jax_arrays and raw.get("jax"):
+                        import jax.numpy as jnp
+
+                        return jnp.asarray(array)
+                    return array
+                case "$node":
+                    self.named(("$node", str(body)))
+                    aux_raw = raw["aux"]
+                    aux = (
+                        again(aux_raw["value"]) if "value" in aux_raw else AuxText(aux_raw["repr"])
+                    )
+                    cls = self.classes.node(str(body))
+                    return cls([again(c) for c in raw["children"]], aux)
+                case "$object":
+                    self.named(("$object", str(body)))
+                    return self.classes.empty(str(body))()
+                case "$learner":
+                    if self.learner is None:
+                        raise WireError("a $learner name is only read by the worker")
+                    if str(body) not in self.learner:
+                        raise Unresolved(str(body))
+                    return self.learner[str(body)]
+        except WireError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise WireError(f"malformed {tag} in message: {exc}") from None
+        raise WireError(f"unknown tag {tag!r} in message")
+
+
+def count_values(text: bytes) -> int:
+    """At least the number of values JSON ``text`` holds, counted without parsing it.
+
+    Every value but the first follows a ``[``, ``{``, ``,`` or ``:``; those bytes
+    inside strings only make the count larger. Used to refuse a message before
+    ``json.loads`` spends memory on it.
+    """
+    return 1 + sum(text.count(byte) for byte in (b"[", b"{", b",", b":"))
 
 
 def _load_npy(text: str) -> np.ndarray:
     return np.load(io.BytesIO(base64.b64decode(text)), allow_pickle=False)
-
-
-_NAMEDTUPLES: dict[tuple[str, tuple[str, ...]], type] = {}
-_NODES: dict[str, type] = {}
-_OBJECTS: dict[str, type] = {}
-
-
-def namedtuple_class(name: str, fields: tuple[str, ...]) -> type:
-    """One namedtuple class per (name, fields), so equal results have equal treedefs."""
-    key = (name, fields)
-    if key not in _NAMEDTUPLES:
-        _NAMEDTUPLES[key] = collections.namedtuple(name, fields)  # type: ignore[misc]
-    return _NAMEDTUPLES[key]
-
-
-def empty_instance(name: str) -> Any:
-    """An instance of an empty class called ``name``: an unregistered object, so a leaf."""
-    if name not in _OBJECTS:
-        _OBJECTS[name] = type(name, (), {"__module__": "submission"})
-    return _OBJECTS[name]()
 
 
 class AuxText(str):
@@ -315,16 +360,88 @@ class RemoteNode:
         return f"{type(self).__name__}(children={self.children!r}, aux={self.aux!r})"
 
 
-def node_class(name: str) -> type:
-    """A :class:`RemoteNode` subclass called ``name``, registered with JAX on first use."""
-    if name not in _NODES:
-        cls = type(name, (RemoteNode,), {"__module__": "submission"})
-        import jax
+# RemoteNode subclasses registered with JAX that no notebook uses now. JAX's public
+# API has no way to unregister a pytree node, so a registered class lives as long
+# as the process; instead of making new ones, a notebook reuses these under its own
+# names. The process then holds at most as many as one notebook may name
+# (MAX_NAMES_PER_NOTEBOOK, per notebook open at once).
+_FREE_NODES: list[type] = []
 
-        jax.tree_util.register_pytree_node(
-            cls,
-            lambda node: (node.children, node.aux),
-            lambda aux, children: cls(list(children), aux),
+
+class Classes:
+    """The classes decoding makes for one notebook's messages, one per distinct name.
+
+    Equal names get the same class, so equal results have equal treedefs. At most
+    ``limit`` names; :meth:`close` drops the classes (and gives the node classes
+    back for reuse), so none outlives the notebook.
+    """
+
+    def __init__(self, limit: int = MAX_NAMES_PER_NOTEBOOK) -> None:
+        self.limit = limit
+        self._made: dict[tuple[str, Any], type] = {}
+
+    def namedtuple(self, name: str, fields: tuple[str, ...]) -> type:
+        """A namedtuple class per (name, fields)."""
+        return self._get(
+            ("$namedtuple", (name, fields)),
+            lambda: collections.namedtuple(name, fields, module="submission"),  # type: ignore[misc]
         )
-        _NODES[name] = cls
-    return _NODES[name]
+
+    def empty(self, name: str) -> type:
+        """An empty class called ``name``: an unregistered object, so a leaf."""
+        return self._get(("$object", name), lambda: type(name, (), {"__module__": "submission"}))
+
+    def node(self, name: str) -> type:
+        """A :class:`RemoteNode` subclass called ``name``, registered with JAX."""
+        return self._get(("$node", name), lambda: _node_class(name))
+
+    def _get(self, key: tuple[str, Any], make: Callable[[], type]) -> type:
+        if key not in self._made:
+            if len(self._made) >= self.limit:
+                raise WireError(
+                    f"the notebook's messages name more than {self.limit} distinct classes "
+                    "(the limit)"
+                )
+            self._made[key] = make()
+        return self._made[key]
+
+    def close(self) -> None:
+        """Drop every class made here; the node classes become free for reuse."""
+        _FREE_NODES.extend(cls for (kind, _), cls in self._made.items() if kind == "$node")
+        self._made.clear()
+
+
+def _node_class(name: str) -> type:
+    if _FREE_NODES:
+        cls = _FREE_NODES.pop()
+        try:
+            cls.__name__ = cls.__qualname__ = name
+        except (TypeError, ValueError):
+            _FREE_NODES.append(cls)
+            raise
+        return cls
+    cls = type(name, (RemoteNode,), {"__module__": "submission"})
+    import jax
+
+    jax.tree_util.register_pytree_node(
+        cls,
+        lambda node: (node.children, node.aux),
+        lambda aux, children: cls(list(children), aux),
+    )
+    return cls
+
+
+_classes = Classes()
+"""The classes of messages decoded outside :func:`notebook_classes`."""
+
+
+@contextlib.contextmanager
+def notebook_classes() -> Iterator[Classes]:
+    """Decode with classes of their own while inside; they are dropped on leaving."""
+    global _classes
+    previous, _classes = _classes, Classes()
+    try:
+        yield _classes
+    finally:
+        _classes.close()
+        _classes = previous

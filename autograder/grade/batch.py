@@ -4,6 +4,7 @@
 - :func:`grade_many` grades notebooks in ``jobs`` trusted grading processes at
   once; each still runs every notebook in its own fresh, limited worker. Results
   come back in the submissions' order, so the report does not depend on ``jobs``.
+  A grading process that dies costs only the notebook it was grading.
 - :func:`shard` picks a deterministic share of a class for one CI runner.
 - :class:`ResultCache` keeps each submission's result under a key made of
   everything that can change it: the submission's files, the course's notebooks,
@@ -12,17 +13,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
+import signal
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
+from multiprocessing.connection import Connection
 from pathlib import Path
 
+from autograder.execute import wire
 from autograder.execute.run import Limits
 from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
@@ -30,7 +36,13 @@ from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
 from autograder.load.course import Course, course_fingerprint
 from autograder.load.submissions import Submission
-from autograder.report.model import NotebookNote, Report, StudentResult
+from autograder.report.model import (
+    ExerciseResult,
+    NotebookNote,
+    Report,
+    StudentResult,
+    TestResult,
+)
 from autograder.report.text import clean
 from autograder.store.folder import cache_root
 
@@ -193,27 +205,182 @@ def grade_many(
     order = {notebook.id: position for position, notebook in enumerate(course.notebooks)}
     units.sort(key=lambda unit: (order.get(next(iter(unit[2].notebooks)), len(order)), unit[0]))
 
-    def graded(index: int, number: int, result: StudentResult) -> None:
+    crashed: set[int] = set()
+
+    def graded(index: int, number: int, result: StudentResult, died: bool = False) -> None:
         if on_notebook:
             on_notebook()
         parts[index][number] = result
+        if died:
+            crashed.add(index)
         if all(part is not None for part in parts[index]):
-            _finish(index, submissions, parts, results, cache, on_graded)
+            # a grading process may die of something else than its notebook: never keep that
+            kept = None if index in crashed else cache
+            _finish(index, submissions, parts, results, kept, on_graded)
 
     if jobs <= 1 or len(units) <= 1:
         for index, number, piece in units:
             graded(index, number, _grade_one(piece, course, limits, seed))
     else:
-        # Grading processes are the grader's own: they exchange results by pickling,
-        # which is safe here because no learner code runs in them.
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=grading_context()) as pool:
-            futures = {
-                pool.submit(_grade_one, piece, course, limits, seed): (index, number)
-                for index, number, piece in units
-            }
-            for future in as_completed(futures):
-                graded(*futures[future], future.result())
+        _grade_in_processes(units, course, limits, seed, jobs, graded)
     return [result for result in results if result is not None]
+
+
+Unit = tuple[int, int, Submission]
+"""A submission's index, the notebook's number in it, and the one-notebook submission."""
+
+
+def _grade_in_processes(
+    units: Sequence[Unit],
+    course: Course,
+    limits: Limits,
+    seed: int,
+    jobs: int,
+    graded: Callable[[int, int, StudentResult, bool], None],
+) -> None:
+    """Grade ``units`` in ``jobs`` grading processes, each handed one unit at a time.
+
+    A process that dies (the kernel's out-of-memory killer, a signal, a crash) costs
+    only the unit it was grading, which is reported as crashed; its other units go
+    to a fresh process. Not :class:`concurrent.futures.ProcessPoolExecutor`: when one
+    of its processes dies it fails every unit still to grade, and cannot say which
+    one the dead process held.
+    """
+    context = grading_context()
+    waiting = list(reversed(units))
+    pool = [_GradingProcess(context, course, limits, seed) for _ in range(min(jobs, len(units)))]
+    try:
+        while waiting or any(p.unit for p in pool):
+            for number, process in enumerate(pool):
+                if process.unit is None and waiting:
+                    if not process.process.is_alive():  # died between two units
+                        process.close()
+                        process = pool[number] = _GradingProcess(context, course, limits, seed)
+                    process.hand(waiting.pop())
+            busy = [p for p in pool if p.unit is not None]
+            multiprocessing.connection.wait(
+                [p.connection for p in busy] + [p.process.sentinel for p in busy]
+            )
+            for number, process in enumerate(pool):
+                if process.unit is None or not process.done():
+                    continue
+                (index, part, piece), outcome = process.unit, process.outcome()
+                if isinstance(outcome, StudentResult):
+                    graded(index, part, outcome, False)
+                    continue
+                graded(index, part, _crashed(piece, course, outcome), True)
+                process.close()
+                pool[number] = _GradingProcess(context, course, limits, seed)
+    finally:
+        for process in pool:
+            process.close()
+
+
+class _GradingProcess:
+    """One grading process, and the unit it is grading (None when idle).
+
+    Grading processes are the grader's own: they exchange units and results by
+    pickling, which is safe here because no learner code runs in them.
+    """
+
+    def __init__(
+        self,
+        context: multiprocessing.context.BaseContext,
+        course: Course,
+        limits: Limits,
+        seed: int,
+    ) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(theirs, course, limits, seed)
+        )
+        self.process.start()
+        theirs.close()
+        self.unit: Unit | None = None
+
+    def hand(self, unit: Unit) -> None:
+        self.unit = unit
+        with contextlib.suppress(OSError):  # it died just now: done() will say so
+            self.connection.send(unit[2])
+
+    def done(self) -> bool:
+        """Whether the unit's result, or the end of the process, has come."""
+        return self.connection.poll() or not self.process.is_alive()
+
+    def outcome(self) -> StudentResult | int | None:
+        """The unit's result; or the dead process's exit code (None if unknown)."""
+        unit, self.unit = self.unit, None
+        try:
+            reply = self.connection.recv()
+        except (EOFError, OSError):
+            self.process.join(5)
+            return self.process.exitcode
+        if isinstance(reply, str):  # the grader's own code raised: a bug, so stop
+            raise RuntimeError(f"grading {unit and unit[2].student} failed:\n{reply}")
+        return reply
+
+    def close(self) -> None:
+        """Let the process end (closing its zygotes), or kill it after a few seconds."""
+        with contextlib.suppress(OSError):
+            self.connection.send(None)
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
+
+
+def _serve(connection: Connection, course: Course, limits: Limits, seed: int) -> None:
+    """A grading process: grade each submission handed in, until handed None."""
+    while (piece := connection.recv()) is not None:
+        try:
+            result: StudentResult | str = _grade_one(piece, course, limits, seed)
+        except Exception:  # noqa: BLE001 - raised again in the grader's own process
+            result = traceback.format_exc()
+        connection.send(result)
+
+
+def _crashed(piece: Submission, course: Course, exit_code: int | None) -> StudentResult:
+    """The result of a notebook whose grading process ended while grading it."""
+    how = _how_it_ended(exit_code)
+    exercises = []
+    notes = []
+    for notebook_id in piece.notebooks:
+        exercise = course.notebook(notebook_id)
+        message = (
+            f"the grading process itself ended ({how}) while grading {exercise.filename}; "
+            "its functions were not graded"
+        )
+        notes.append(NotebookNote(exercise.filename, message))
+        exercises += [
+            ExerciseResult(
+                notebook=exercise.filename,
+                name=function.name,
+                max_score=function.points,
+                tests=[
+                    TestResult(test.grade_id, "crashed", 0.0, test.points, message, hidden=False)
+                    for test in function.tests
+                ],
+            )
+            for function in exercise.functions
+        ]
+    return StudentResult(clean(piece.student), exercises, notes)
+
+
+def _how_it_ended(exit_code: int | None) -> str:
+    if exit_code is None:
+        return "it stopped answering"
+    if exit_code >= 0:
+        return f"exit code {exit_code}"
+    try:
+        name = signal.Signals(-exit_code).name
+    except ValueError:
+        return f"signal {-exit_code}"
+    if name == "SIGKILL":
+        return "killed by SIGKILL, as the kernel's out-of-memory killer or a memory limit does"
+    if name == "SIGXCPU":
+        return "killed by SIGXCPU: over its CPU-time limit"
+    return f"killed by {name}"
 
 
 def grading_context() -> multiprocessing.context.BaseContext:
@@ -270,5 +437,5 @@ def _grade_one(submission: Submission, course: Course, limits: Limits, seed: int
         sys.modules["jax"].clear_caches()
     _last_notebooks.clear()
     _last_notebooks.update(notebooks)
-    with seeded(seed):
+    with seeded(seed), wire.notebook_classes():
         return grade_submission(submission, course, limits)
