@@ -198,3 +198,85 @@ def test_the_victim_keeps_its_points_next_to_a_lying_report(report_lies):
     assert graded.student(VICTIM)["score"] == leaves_points()
     count_leaves = next(f for f in load_course(SOLUTIONS).functions if f.name == "count_leaves")
     assert graded.student("a_attacker")["score"] == leaves_points() - count_leaves.points
+
+
+KEEPS_THE_INPUTS = """
+import jax
+
+KEPT = []
+
+
+def count_leaves(tree, *, none_is_leaf=False):
+    KEPT.append(repr((tree, none_is_leaf)))
+    is_leaf = (lambda node: node is None) if none_is_leaf else None
+    return len(jax.tree.leaves(tree, is_leaf=is_leaf))
+"""
+
+RAISES_THE_KEPT_INPUTS = """
+def leaves_in_order(tree):
+    raise ValueError("LEAK " + " ; ".join(KEPT))
+"""
+
+
+@pytest.fixture(scope="module")
+def kept_for_a_visible_test(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kept")
+    attacker = {"count_leaves": KEEPS_THE_INPUTS, "leaves_in_order": RAISES_THE_KEPT_INPUTS}
+    write_class(folder / "class", {"leaves": (attacker, ())})
+    graded = grade_with_cli(folder / "class", folder / "r.json", *LIMITS)
+    assert graded.report is not None, graded.stderr
+    return graded
+
+
+@pytest.mark.slow
+def test_inputs_kept_from_a_hidden_test_do_not_leave_through_a_later_visible_one(
+    kept_for_a_visible_test,
+):
+    attacker = texts_of(kept_for_a_visible_test.student("a_attacker"))
+    assert MARKER not in attacker
+    assert not [hidden for hidden in HIDDEN_INPUTS if hidden in attacker]
+    message = kept_for_a_visible_test.exercise("leaves_in_order", "a_attacker")["tests"][0]
+    assert "`check` shows it" in message["message"]
+
+
+@pytest.mark.slow
+def test_keeping_the_inputs_costs_only_the_function_that_shows_them(kept_for_a_visible_test):
+    statuses = {
+        e["name"]: e["status"] for e in kept_for_a_visible_test.student("a_attacker")["exercises"]
+    }
+    assert statuses == {
+        "count_leaves": "passed",
+        "leaves_in_order": "error",
+        "is_leaf_type": "passed",
+    }
+    victim = kept_for_a_visible_test.student(VICTIM)
+    assert victim["score"] == leaves_points()
+
+
+NAMES_ITS_EXCEPTION_AFTER_ITS_INPUT = """
+import jax
+import numpy as np
+
+_calls = []
+
+
+def tree_cumsum(tree):
+    _calls.append(repr(tree))
+    if len(_calls) > 2:  # past the visible test's two calls
+        raise type("LEAK[" + " ; ".join(_calls[1:]) + "]", (Exception,), {})()
+    return jax.tree.map(lambda leaf: np.cumsum(leaf, axis=0, dtype=leaf.dtype), tree)
+"""
+
+
+@pytest.mark.slow
+def test_a_hidden_tests_own_message_names_no_exception_the_learner_named(tmp_path):
+    """The course's tests put the type of what a call raised into their own messages."""
+    attacker = {"tree_cumsum": NAMES_ITS_EXCEPTION_AFTER_ITS_INPUT}
+    write_class(tmp_path / "class", {"control_flow": (attacker, ())}, ("control_flow",))
+    graded = grade_with_cli(
+        tmp_path / "class", tmp_path / "r.json", *LIMITS, "--assignment", "control_flow"
+    )
+    assert graded.report is not None, graded.stderr
+    assert MARKER not in texts_of(graded.student("a_attacker"))
+    victim = graded.student(VICTIM)
+    assert victim["score"] == victim["max_score"]

@@ -273,3 +273,19 @@ def test_a_test_cell_defines_a_dataclass_as_a_kernel_would():
 def test_a_setup_cell_defines_a_dataclass_as_a_kernel_would():
     exercise = SimpleNamespace(path="setup-with-a-dataclass", id="nb", setup_source=DATACLASS)
     assert trusted_namespace(exercise)["Point"](2).x == 2
+
+
+def test_a_learner_named_exception_reaches_the_courses_tests_as_exception():
+    from autograder.compare.failures import LearnerError
+
+    error = LearnerError("f", {"type": "LEAK[{'hidden': 1}]", "message": "m"})
+    assert error.type == "Exception" and "LEAK" not in str(error)
+    assert error.learner_type == "LEAK[{'hidden': 1}]"
+
+
+def test_a_known_exception_keeps_its_name_for_the_courses_tests():
+    from autograder.compare.failures import LearnerError
+
+    assert LearnerError("f", {"type": "TracerBoolConversionError"}).type == (
+        "TracerBoolConversionError"
+    )

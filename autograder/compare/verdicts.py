@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import io
 import re
 import tokenize
@@ -30,32 +29,6 @@ MARKS = {
     "crashed": "💥",
 }
 """The mark each outcome is shown with, in every report and in ``check``."""
-
-# The exception types a hidden test's verdict may name. A worker reports the type of what
-# the learner's code raised as a string, and a class can be given any name, the hidden
-# test's inputs included: any other type is shown as "an exception".
-KNOWN_EXCEPTIONS: frozenset[str] = frozenset(
-    name
-    for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, BaseException)
-) | {
-    # jax.errors, and the errors autograder.compare.explain points to
-    "ConcretizationTypeError",
-    "JAXIndexError",
-    "JAXTypeError",
-    "JaxRuntimeError",
-    "KeyReuseError",
-    "NonConcreteBooleanIndexError",
-    "TracerArrayConversionError",
-    "TracerBoolConversionError",
-    "TracerIntegerConversionError",
-    "UnexpectedTracerError",
-    "XlaRuntimeError",
-    "FrozenInstanceError",
-    # what the worker itself reports
-    "UnsendableResult",
-    "WireError",
-}
 
 # What the course says when a watcher finds the notebook lacking, by the type of the
 # WatcherError (autograder.learner.watchers). Its message comes from the learner's
@@ -105,11 +78,16 @@ class Verdict:
         return self.outcome == "passed"
 
 
-def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> Verdict:
+def run_test_cell(
+    test: TestCell, namespace: dict[str, Any], notebook: str, after_hidden: bool = False
+) -> Verdict:
     """Run ``test`` in ``namespace`` and judge it by its assertions alone.
 
     A failure inside a hidden region is described only by the assertion's
     authored message: never by the test's code, its inputs or expected values.
+    ``after_hidden`` says that the learner's worker has already been given hidden
+    inputs (an earlier cell's hidden tests ran in it): its code could have kept
+    them, so then a visible test's failure, too, shows no text of the worker's.
     """
     code = compile(test.source, test.filename, "exec", dont_inherit=True)
     try:
@@ -130,11 +108,18 @@ def run_test_cell(test: TestCell, namespace: dict[str, Any], notebook: str) -> V
         )
     except FunctionMissing as exc:
         hidden = _in_hidden(exc, test)
-        return Verdict("missing", _missing_message(exc, test, notebook, hidden), hidden)
+        message = _missing_message(exc, test, notebook, hidden or after_hidden)
+        return Verdict("missing", message, hidden)
     except LearnerError as exc:
         hidden = _in_hidden(exc, test)
-        message = _learner_error_message(exc, test, hidden, _chapter(notebook))
-        message += "" if hidden else _called_in(exc, test)
+        chapter = _chapter(notebook)
+        if hidden:
+            message = _learner_error_message(exc, test, True, chapter)
+        elif after_hidden:
+            message = _learner_error_message(exc, test, True, chapter, visible=True)
+            message += _called_in(exc, test)
+        else:
+            message = _learner_error_message(exc, test, False, chapter) + _called_in(exc, test)
         return Verdict(_learner_error_outcome(exc), message, hidden)
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
         message = _local_error_message(exc, test, _chapter(notebook))
@@ -218,7 +203,14 @@ def _learner_error_outcome(exc: LearnerError) -> str:
     return "failed" if exc.type in _FAILED_TYPES else "error"
 
 
-def _learner_error_message(exc: LearnerError, test: TestCell, hidden: bool, chapter: str) -> str:
+def _learner_error_message(
+    exc: LearnerError, test: TestCell, hidden: bool, chapter: str, visible: bool = False
+) -> str:
+    """What the learner reads of an error their code raised.
+
+    ``hidden``: course-written words only, on the input of a hidden test, or (with
+    ``visible``) of a visible test run after hidden inputs reached the worker.
+    """
     if exc.type == "NotImplementedError":
         return f"{exc.function} is not written yet: it still raises NotImplementedError."
     if exc.type == "MemoryError":
@@ -232,14 +224,22 @@ def _learner_error_message(exc: LearnerError, test: TestCell, hidden: bool, chap
     said = f" {pointer.text()}" if pointer else ""
     if hidden:
         # course-written text only: the type from the known list, the pointer's own words
-        raised = exc.type if exc.type in KNOWN_EXCEPTIONS else "an exception"
+        raised = "an exception" if exc.type == "Exception" != exc.learner_type else exc.type
+        if visible:
+            return (
+                f"{exc.function} raised {raised}.{said} Its message is not shown here, once "
+                "hidden tests have run: `check` shows it."
+            )
         return f"{exc.function} raised {raised} on the input of a hidden test.{said}"
     trace = f"\n{exc.traceback.rstrip()}" if exc.traceback else ""
     if pointer:
         # the course's words first, JAX's own message under them
-        return f"{exc.function} raised {exc.type}.{said}\n{exc.type}: {exc.message}{trace}"
+        return (
+            f"{exc.function} raised {exc.learner_type}.{said}\n"
+            f"{exc.learner_type}: {exc.message}{trace}"
+        )
     detail = f": {exc.message}" if exc.message else ""
-    return f"{exc.function} raised {exc.type}{detail}{trace}"
+    return f"{exc.function} raised {exc.learner_type}{detail}{trace}"
 
 
 def _watcher_message(exc: LearnerError, test: TestCell) -> str:

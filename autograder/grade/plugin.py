@@ -100,6 +100,8 @@ class NotebookContext:
         self.tampered: dict[str, str] = {}
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
+        # whether a test cell with hidden tests has run, so the worker may hold hidden inputs
+        self.hidden_inputs_given = False
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."
@@ -125,7 +127,9 @@ class NotebookContext:
                 namespace[name] = RemoteWatcher(self.run, value.__name__)
         for name in test.free_names - namespace.keys():
             namespace[name] = RemoteFunction(self.run, name)
-        return run_test_cell(test, namespace, self.exercise.filename)
+        after_hidden = self.hidden_inputs_given
+        self.hidden_inputs_given |= bool(test.hidden_lines)
+        return run_test_cell(test, namespace, self.exercise.filename, after_hidden)
 
     def close(self) -> None:
         if self.run is not None:
