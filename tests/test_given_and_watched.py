@@ -41,8 +41,11 @@ def _score(graded, student: str) -> float:
     return graded.student(student)["score"]
 
 
-def _notes(graded, student: str) -> list[str]:
-    return [note["message"] for note in graded.student(student)["notes"]]
+def _notes(graded, student: str, notebook: str) -> list[str]:
+    """What the report notes on ``student``'s ``notebook`` (the chapters a test's class
+    does not hand in are noted as missing, and left out here)."""
+    notes = graded.student(student)["notes"]
+    return [note["message"] for note in notes if note["notebook"] == notebook]
 
 
 def test_a_given_helper_redefined_in_a_new_cell_earns_what_the_broken_code_earns(grade, tmp_path):
@@ -60,9 +63,10 @@ def test_a_given_helper_redefined_in_a_new_cell_earns_what_the_broken_code_earns
     assert graded.exercise("make_layer", "a_attacker")["score"] == 0
     assert any(
         "doubled_layer" in note and "course's own definitions" in note
-        for note in _notes(graded, "a_attacker")
+        for note in _notes(graded, "a_attacker", "aux_data.ipynb")
     )
-    assert _notes(graded, "c_honest") == [] and _notes(graded, VICTIM) == []
+    assert _notes(graded, "c_honest", "aux_data.ipynb") == []
+    assert _notes(graded, VICTIM, "aux_data.ipynb") == []
 
 
 LAZY = "def leaves_in_order(tree):\n    return jax.tree.leaves(tree)\n"
@@ -105,6 +109,10 @@ def test_a_watcher_sees_jax_reached_through_a_held_reference_or_a_patched_spy(gr
     for attacker in ("a_default_arg", "a_locked_meta", "a_obfuscated", "a_plain_patch"):
         assert _score(graded, attacker) <= 4, attacker
         assert graded.exercise("leaves_in_order", attacker)["score"] == 0, attacker
-    assert _notes(graded, "c_lazy_honest") == [] and _notes(graded, "a_default_arg") == []
+    assert _notes(graded, "c_lazy_honest", "leaves.ipynb") == []
+    assert _notes(graded, "a_default_arg", "leaves.ipynb") == []
+    assert _notes(graded, VICTIM, "leaves.ipynb") == []
     for patcher in ("a_locked_meta", "a_obfuscated", "a_plain_patch"):
-        assert any("reach into the grader" in note for note in _notes(graded, patcher)), patcher
+        assert any(
+            "reach into the grader" in note for note in _notes(graded, patcher, "leaves.ipynb")
+        ), patcher
