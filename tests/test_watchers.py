@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -17,6 +19,8 @@ from autograder.learner.watchers import (
 )
 
 NOTEBOOK = """
+import sys
+
 import jax
 import jax.numpy as jnp
 from jax import vmap
@@ -215,3 +219,44 @@ def test_a_watchers_complaint_travels_as_its_kind_and_the_grader_says_it_in_its_
         "f: a helper the exercise gives is not defined: keep the helper the exercise "
         "gives, by its name."
     )
+
+
+def test_watch_calls_sees_a_call_through_a_reference_held_in_a_default_argument(notebook):
+    exec(
+        "def leaves_by_default(tree, _leaves=jax.tree.leaves):\n    return _leaves(tree)\n",
+        notebook,
+    )
+    calls = watch_calls(notebook["leaves_by_default"], ([1, (2, 3)],), apis=["jax.tree.leaves"])
+    assert [call["api"] for call in calls] == ["jax.tree.leaves"]
+
+
+def test_watch_calls_sees_a_call_from_a_thread_the_function_starts(notebook):
+    exec(
+        "import threading\n"
+        "def leaves_in_a_thread(tree, _leaves=jax.tree.leaves):\n"
+        "    thread = threading.Thread(target=_leaves, args=(tree,))\n"
+        "    thread.start()\n"
+        "    thread.join()\n",
+        notebook,
+    )
+    calls = watch_calls(notebook["leaves_in_a_thread"], ([1, 2],), apis=["jax.tree.leaves"])
+    assert [call["api"] for call in calls] == ["jax.tree.leaves"]
+
+
+def test_watch_calls_leaves_out_the_calls_jax_makes_of_its_own_functions(notebook):
+    exec("def doubled_under_jit(x):\n    return jax.jit(lambda t: t * 2)(x)\n", notebook)
+    apis = ["jax.tree.map", "jax.tree_util.tree_map", "jax.tree_util.tree_flatten"]
+    assert watch_calls(notebook["doubled_under_jit"], (jnp.ones(2),), apis=apis) == []
+
+
+def test_watch_calls_refuses_to_answer_when_the_profile_hook_is_removed(notebook):
+    exec(
+        "import sys\n"
+        "def unwatched(tree):\n"
+        "    sys.setprofile(None)\n"
+        "    return jax.tree.leaves(tree)\n",
+        notebook,
+    )
+    with pytest.raises(WatcherError, match="profile hook"):
+        watch_calls(notebook["unwatched"], ([1],), apis=["jax.tree.leaves"])
+    assert sys.getprofile() is None

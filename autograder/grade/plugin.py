@@ -25,9 +25,12 @@ from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
 from autograder.learner.watchers import WATCHERS
 from autograder.load.course import ExerciseNotebook, TestCell
 from autograder.load.learner_notebook import (
+    CourseCells,
     NotebookUnreadable,
-    cells_naming_the_grader,
+    cells_rebinding_given,
     cells_to_run,
+    cells_touching_the_grader,
+    course_cells,
     hints_opened,
     read_notebook,
     tampered_cells,
@@ -43,6 +46,12 @@ def reference_notebooks(
     """The learner's version of the notebook and the course's source, for tamper checks."""
     released = nbformat.read(exercise.released_path, as_version=4)
     return released, nbformat.read(exercise.path, as_version=4)
+
+
+@functools.cache
+def course_copy(exercise: ExerciseNotebook) -> CourseCells:
+    """What the course's own copy of ``exercise`` says its locked and given cells are."""
+    return course_cells(*reference_notebooks(exercise))
 
 
 def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
@@ -100,6 +109,7 @@ class NotebookContext:
         self.tampered: dict[str, str] = {}
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
+        self.rebinding_given: list[str] = []
         # whether a test cell with hidden tests has run, so the worker may hold hidden inputs
         self.hidden_inputs_given = False
         if path is None:
@@ -112,10 +122,12 @@ class NotebookContext:
         except NotebookUnreadable as exc:
             self.problem = Verdict("error", f"{exc}.")
             return
-        self.run = NotebookRun(cells_to_run(nb, exercise), limits, reference)
-        self.tampered = tampered_cells(nb, *reference_notebooks(exercise))
+        course = course_copy(exercise)
+        self.run = NotebookRun(cells_to_run(nb, exercise, course), limits, reference)
+        self.tampered = tampered_cells(nb, course)
         self.hints_opened = hints_opened(nb)
-        self.naming_the_grader = cells_naming_the_grader(nb)
+        self.naming_the_grader = cells_touching_the_grader(nb, course)
+        self.rebinding_given = cells_rebinding_given(nb, course)
 
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:

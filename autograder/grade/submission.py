@@ -48,8 +48,19 @@ def grade_submission(
                 NotebookNote(
                     exercise.filename,
                     clean(
-                        f"the learner's own {cells} mention the course's autograder modules: "
-                        "checks of how the functions work could be misled; worth a look"
+                        f"the learner's own {cells} reach into the grader or JAX (autograder, "
+                        "sys.modules, jax._src, or setting JAX's attributes): checks of how "
+                        "the functions work could be misled; worth a look"
+                    ),
+                )
+            )
+        for cell in context.rebinding_given:
+            result.notes.append(
+                NotebookNote(
+                    exercise.filename,
+                    clean(
+                        f"the learner's own {cell} redefines what a locked cell of the "
+                        "course gives; grading used the course's own definitions"
                     ),
                 )
             )

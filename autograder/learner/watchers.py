@@ -22,8 +22,12 @@ import contextlib
 import functools
 import importlib
 import inspect
+import os
+import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from types import CodeType, FrameType
+from typing import Any, NamedTuple
 
 WATCHERS: dict[str, Callable[..., Any]] = {}
 
@@ -126,21 +130,27 @@ def watch_calls(
 
     An API is a dotted name of a public function (``"jax.vmap"``, ``"jax.grad"``)
     or the name of a function of the learner's notebook (``"_eval_at_points"``).
-    A JAX function is watched wherever the learner's code reaches it: as
+    A JAX function is watched however the learner's code reaches it: as
     ``jax.vmap``, through an alias bound in the notebook (``from jax import
-    vmap``) or from another of the learner's functions. JAX's caches are cleared
-    first, so code that ``jit`` compiled earlier runs its Python again.
+    vmap``), from another of the learner's functions, or through a reference held
+    anywhere (a default argument, a closure, a container). Calls a library makes
+    of its own functions are not the learner's and are not recorded. JAX's caches
+    are cleared first, so code that ``jit`` compiled earlier runs its Python again.
 
     Returns one record per call, in the order they happened:
     ``{"api": name, "arguments": {parameter: description}}``, with the arguments
-    bound to the API's parameter names (defaults left out) and each one described
-    by :func:`describe`.
+    bound to the API's parameter names (defaults left out; for a call that
+    reached the function other than by its name, an argument that is the
+    default object itself counts as left out) and each one described by
+    :func:`describe`. Raises :class:`WatcherError` when the learner's code
+    removed the watch while it ran.
     """
     import jax
 
     namespace = _globals_of(function)
     records: list[dict[str, Any]] = []
     replacements: list[tuple[Any, str, Any]] = []
+    watched: dict[Any, _Watched] = {}
     for api in apis:
         owner, attribute, original = _locate(api, namespace)
         spy = _spy(api, original, records)
@@ -148,11 +158,17 @@ def watch_calls(
         if owner is not namespace:
             aliases = [name for name, value in namespace.items() if value is original]
             replacements += [(namespace, name, spy) for name in aliases]
+        target = _watch_target(original)
+        if target is not None:
+            package = None if owner is namespace else api.split(".")[0]
+            layers = _wrapper_codes(original)
+            watched.setdefault(target, _Watched(api, _signature(original), package, layers))
     jax.clear_caches()
     with contextlib.ExitStack() as stack:
         for owner, attribute, spy in replacements:
             stack.enter_context(_replaced(owner, {attribute: spy}))
-        function(*args, **(kwargs or {}))
+        with _profiled(watched, records):
+            function(*args, **(kwargs or {}))
     return records
 
 
@@ -237,11 +253,15 @@ def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:
     return module, attribute, getattr(module, attribute)
 
 
-def _spy(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
+def _signature(function: Callable[..., Any]) -> inspect.Signature | None:
     try:
-        signature: inspect.Signature | None = inspect.signature(original)
+        return inspect.signature(function)
     except (TypeError, ValueError):
-        signature = None
+        return None
+
+
+def _spy(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
+    signature = _signature(original)
 
     @functools.wraps(original)
     def watched(*args: Any, **kwargs: Any) -> Any:
@@ -255,6 +275,145 @@ def _spy(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) 
         return original(*args, **kwargs)
 
     return watched
+
+
+_SPY_CODE = _spy("", len, []).__code__
+"""The code of every spy :func:`_spy` makes: a call from it was recorded by the spy."""
+
+
+class _Watched(NamedTuple):
+    """One API as :func:`_profiled` sees it: by the code its Python body runs, or the
+    builtin itself."""
+
+    api: str
+    signature: inspect.Signature | None
+    package: str | None  # the library whose own calls of it are not the learner's
+    layers: frozenset[CodeType]  # decorators' wrappers around the body (functools.wraps)
+
+
+def _watch_target(original: Callable[..., Any]) -> CodeType | Callable[..., Any] | None:
+    """What identifies ``original`` when it runs however it was reached: the code object of
+    its innermost Python body, a builtin itself, or None (watched by its names only: a
+    ``jax.jit`` object, say, whose Python body runs only when it traces)."""
+    if inspect.isbuiltin(original):
+        return original
+    if not inspect.isfunction(original):
+        return None
+    inner = inspect.unwrap(original, stop=lambda f: not inspect.isfunction(f.__wrapped__))
+    return inner.__code__
+
+
+def _wrapper_codes(original: Callable[..., Any]) -> frozenset[CodeType]:
+    codes = set()
+    while inspect.isfunction(getattr(original, "__wrapped__", None)):
+        code = getattr(original, "__code__", None)
+        if isinstance(code, CodeType):
+            codes.add(code)
+        original = original.__wrapped__
+    return frozenset(codes)
+
+
+def _from_library(frame: FrameType, package: str) -> bool:
+    """Whether ``frame`` runs code of ``package`` itself, as imported (not a learner's cell
+    that borrowed a module name or file name: both the file and the module must match)."""
+    module = sys.modules.get(str(frame.f_globals.get("__name__", "")))
+    if module is None or getattr(module, "__dict__", None) is not frame.f_globals:
+        return False
+    home = _package_folder(package)
+    return home is not None and frame.f_code.co_filename.startswith(home)
+
+
+@functools.cache
+def _package_folder(package: str) -> str | None:
+    file = getattr(sys.modules.get(package), "__file__", None)
+    return os.path.dirname(file) + os.sep if file else None
+
+
+def _frame_arguments(frame: FrameType, signature: inspect.Signature | None) -> dict[str, Any]:
+    """The arguments a Python call received, read from its new frame. Defaults are not
+    told apart from the same object passed on purpose, and are left out."""
+    values = frame.f_locals
+    if signature is None:
+        return {}
+    arguments = {}
+    for name, parameter in signature.parameters.items():
+        if name not in values:
+            continue
+        value = values[name]
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            if value:
+                arguments[name] = value
+        elif value is not parameter.default:
+            arguments[name] = value
+    return arguments
+
+
+_PROFILE_SETTERS = (sys.setprofile, threading.setprofile)
+
+
+@contextlib.contextmanager
+def _profiled(watched: dict[Any, _Watched], records: list[dict[str, Any]]) -> Iterator[None]:
+    """Record calls of ``watched`` made in the block however they were reached.
+
+    A spy replaces an API where it is named (see :func:`watch_calls`), but a reference
+    held elsewhere (``def f(tree, _leaves=jax.tree.leaves)``) reaches the function
+    itself. Python's profile hook sees every call by its code object (or, for a
+    builtin, the ``c_call`` of the object), whatever the reference. A call from a spy
+    is already recorded; a call the API's own library makes is not the learner's.
+    The hook is set for this thread and for threads started in the block. Learner
+    code that calls ``sys.setprofile`` or ``threading.setprofile`` (so could remove
+    the hook), or leaves another hook in place, makes it raise :class:`WatcherError`.
+    """
+    if not watched:
+        yield
+        return
+    codes = {target: w for target, w in watched.items() if isinstance(target, CodeType)}
+    builtins = {id(target): w for target, w in watched.items() if not isinstance(target, CodeType)}
+    setters = {id(setter) for setter in _PROFILE_SETTERS if inspect.isbuiltin(setter)}
+    setter_codes = {setter.__code__ for setter in _PROFILE_SETTERS if inspect.isfunction(setter)}
+    tampered = False
+
+    def record(w: _Watched, caller: FrameType | None, arguments: dict[str, Any]) -> None:
+        while caller is not None and caller.f_code in w.layers:
+            caller = caller.f_back
+        if caller is not None and caller.f_code is _SPY_CODE:
+            return
+        if caller is not None and w.package and _from_library(caller, w.package):
+            return
+        records.append({"api": w.api, "arguments": describe(arguments)})
+
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal tampered
+        if event == "call":
+            code = frame.f_code
+            if code in setter_codes:
+                tampered = True
+            w = codes.get(code)
+            if w is not None:
+                record(w, frame.f_back, _frame_arguments(frame, w.signature))
+        elif event == "c_call":
+            key = id(arg)
+            if key in setters:
+                tampered = True
+            w = builtins.get(key)
+            if w is not None:
+                record(w, frame, {})
+
+    before = sys.getprofile()
+    threading.setprofile(hook)
+    sys.setprofile(hook)
+    try:
+        yield
+    finally:
+        # read before the hook sees the grader's own call of sys.setprofile
+        removed = tampered or sys.getprofile() is not hook
+        sys.setprofile(before)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    if removed:
+        raise WatcherError(
+            "the notebook's code changed Python's profile hook while it was watched, "
+            "so its calls could not be checked: leave sys.setprofile alone"
+        )
 
 
 @contextlib.contextmanager

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -18,11 +21,76 @@ class NotebookUnreadable(Exception):
     """The file cannot be graded; the message names it and says why."""
 
 
-def cells_to_run(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> list[tuple[int, str]]:
-    """The learner's code cells, as (cell number from 1, source).
+@dataclass(frozen=True)
+class CourseCells:
+    """What the course's own copy of a notebook says about a learner's copy of it.
+
+    ``accepted`` holds, per grade_id of a locked cell, the checksums a learner's copy of
+    that cell may have (nbgrader's, stored in the released notebook, and the course
+    source's). ``given`` are the locked cells that are neither tests nor graded, as
+    (grade_id, source) in notebook order: the setup cell and the "given" helper cells.
+    ``graded_names`` are the names the course's solution cells bind at module level.
+    """
+
+    accepted: dict[str, frozenset[str | None]]
+    given: tuple[tuple[str, str], ...]
+    graded_names: frozenset[str]
+
+    def owns(self, cell: nbformat.NotebookNode) -> bool:
+        """Whether ``cell`` is one of the course's locked cells, unchanged.
+
+        Decided by grade_id and checksum (which covers the source and the nbgrader
+        flags), never by the cell's own ``locked`` flag, which the learner can set.
+        """
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        checksums = self.accepted.get(grade_id) if isinstance(grade_id, str) else None
+        return checksums is not None and _checksum(cell) in checksums
+
+    @property
+    def given_names(self) -> frozenset[str]:
+        """The module-level names the given cells bind, the graded ones left out."""
+        names = {name for _, source in self.given for name in top_level_names(source)}
+        return frozenset(names - self.graded_names)
+
+
+def course_cells(released: nbformat.NotebookNode, source: nbformat.NotebookNode) -> CourseCells:
+    """Read :class:`CourseCells` from the released notebook and the course's source."""
+    accepted: dict[str, set[str | None]] = {}
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("locked") and "checksum" in meta:
+            accepted[meta["grade_id"]] = {meta["checksum"]}
+    for grade_id, cell in _by_grade_id(source).items():
+        if grade_id in accepted:
+            accepted[grade_id].add(_checksum(cell))
+    given, graded = [], set()
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code":
+            continue
+        if meta.get("solution"):
+            graded |= top_level_names(_source(cell))
+        elif meta.get("locked") and not meta.get("grade") and meta.get("grade_id"):
+            given.append((meta["grade_id"], _source(cell)))
+    return CourseCells(
+        {grade_id: frozenset(checksums) for grade_id, checksums in accepted.items()},
+        tuple(given),
+        frozenset(graded),
+    )
+
+
+def cells_to_run(
+    nb: nbformat.NotebookNode, exercise: ExerciseNotebook, course: CourseCells
+) -> list[tuple[int, str]]:
+    """The learner's code cells, as (cell number from 1, source), then the course's given cells.
 
     The learner's copies of the test cells are left out: tests always come from
-    the course's own notebook, so editing them changes nothing.
+    the course's own notebook, so editing them changes nothing. After the learner's
+    last cell the course's own copies of the given cells (setup and helpers) run
+    again, numbered after the notebook's last cell, so that what they define is the
+    course's whatever the learner's cells rebound. A statement of theirs that binds a
+    name the course's solution cells bind is left out of the re-run: those names are
+    the learner's to define.
     """
     cells = []
     for number, cell in enumerate(nb.cells, start=1):
@@ -32,7 +100,107 @@ def cells_to_run(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> list[
         if grade_id in exercise.test_grade_ids:
             continue
         cells.append((number, _source(cell)))
+    after = len(nb.cells)
+    for offset, (_, source) in enumerate(course.given, start=1):
+        cells.append((after + offset, _without_bindings_of(source, course.graded_names)))
     return cells
+
+
+def top_level_names(source: str) -> set[str]:
+    """Names ``source`` binds in the module's namespace: at its top level (inside
+    ``if``, ``for``, ``with`` or ``try`` too, not inside a function or class body),
+    and names a function declares ``global``. Empty for a source that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for statement in tree.body:
+        names |= _statement_names(statement)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+    return names
+
+
+def _statement_names(statement: ast.stmt) -> set[str]:
+    """The module-level names one top-level statement binds."""
+    names: set[str] = set()
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+            pending += node.decorator_list  # a walrus in a decorator binds at module level
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        pending += ast.iter_child_nodes(node)
+    return names
+
+
+def _without_bindings_of(source: str, names: frozenset[str]) -> str:
+    """``source`` with each top-level statement that binds one of ``names`` blanked out
+    (line numbers kept, so a traceback still points at the course's lines)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.splitlines(True)
+    for statement in tree.body:
+        if _statement_names(statement) & names:
+            first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
+            for index in range(first - 1, statement.end_lineno or statement.lineno):
+                lines[index] = "\n"
+    return "".join(lines)
+
+
+def _decorators(statement: ast.stmt) -> list[ast.expr]:
+    return list(getattr(statement, "decorator_list", []))
+
+
+def cells_rebinding_given(nb: nbformat.NotebookNode, course: CourseCells) -> list[str]:
+    """The learner's own code cells that rebind a name a course's given cell defines, as
+    ``"<cell label> (names)"``. Re-importing a module under the name the setup cell gave
+    it (``import jax``) is no rebinding."""
+    given = course.given_names
+    course_imports: dict[str, str] = {}
+    for _, source in course.given:
+        course_imports.update(_imports(source))
+    found = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or course.owns(cell):
+            continue
+        source = _source(cell)
+        same = {n for n, target in _imports(source).items() if course_imports.get(n) == target}
+        rebound = (top_level_names(source) & given) - same
+        if rebound:
+            found.append(f"{cell_label(source)} ({', '.join(sorted(rebound))})")
+    return found
+
+
+def _imports(source: str) -> dict[str, str]:
+    """Names ``source``'s top-level imports bind, each with what it is bound to."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    bound: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                name = alias.asname or alias.name.split(".")[0]
+                bound[name] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(statement, ast.ImportFrom) and not statement.level:
+            for alias in statement.names:
+                bound[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return bound
 
 
 def _source(cell: nbformat.NotebookNode) -> str:
@@ -74,20 +242,74 @@ def cell_label(source: str) -> str:
     return f'the cell "{first[:60]}{"…" if len(first) > 60 else ""}"'
 
 
-def cells_naming_the_grader(nb: nbformat.NotebookNode) -> list[str]:
-    """The learner's own code cells that mention ``autograder``, by :func:`cell_label`.
+GRADER_TOUCHING = re.compile(
+    r"autograder|sys\s*\.\s*modules|\bjax\s*\.\s*_src\b|\bimport\s+_src\b|\b_src\s*\.|"
+    r"__import__|\bimportlib\b"
+)
+"""Text that reaches the grader's modules or JAX's internals: ``sys.modules`` also catches a
+name spelled in pieces (``'auto' + 'grader'``)."""
 
-    The locked cells import it on the course's behalf; a cell of the learner's that
-    does could patch what the watchers report (see book/security.md), so the report
-    points the instructor to it.
+
+def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) -> list[str]:
+    """The learner's own code cells that could patch what the watchers see, by :func:`cell_label`.
+
+    A cell is the learner's unless it is one of the course's locked cells, unchanged
+    (:meth:`CourseCells.owns`); its own ``locked`` flag counts for nothing. It is
+    reported when it mentions ``autograder``, ``sys.modules``, ``jax._src``,
+    ``importlib`` or ``__import__``, or assigns to (or ``setattr``s, or deletes) an
+    attribute of ``jax`` or of one of JAX's tree modules (see book/security.md).
     """
     found = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") != "code" or course.owns(cell):
+            continue
         source = _source(cell)
-        if cell.get("cell_type") == "code" and not meta.get("locked") and "autograder" in source:
+        if GRADER_TOUCHING.search(source) or _patches_jax(source):
             found.append(cell_label(source))
     return found
+
+
+PATCHED_MODULES = ("jax", "tree_util", "jtu")
+"""Names whose attributes a learner's cell should not set: ``jax`` itself (``jax.tree``,
+``jax.tree_util``, ``jax.vmap``) and ``tree_util`` by its usual names (not ``tree``: a
+learner's own variable is often called that)."""
+
+
+def _patches_jax(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+            "setattr",
+            "delattr",
+        ):
+            targets = [ast.Attribute(value=node.args[0], attr="?")] if node.args else []
+        for target in targets:
+            while isinstance(target, ast.Attribute | ast.Subscript):
+                if isinstance(target, ast.Attribute) and _rooted_at_jax(target.value):
+                    return True
+                target = target.value
+    return False
+
+
+def _rooted_at_jax(node: ast.expr) -> bool:
+    """Whether ``node`` is ``jax``, ``jax.tree``, ``tree_util``... (a dotted name whose
+    first or last part names JAX or one of its tree modules)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    parts.append(node.id)
+    return parts[-1] == "jax" or parts[0] in PATCHED_MODULES
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
@@ -123,29 +345,19 @@ def chapter_of(nb: nbformat.NotebookNode, course: Course) -> str | None:
     return best if best is not None and shared[best] else None
 
 
-def tampered_cells(
-    nb: nbformat.NotebookNode, released: nbformat.NotebookNode, source: nbformat.NotebookNode
-) -> dict[str, str]:
+def tampered_cells(nb: nbformat.NotebookNode, course: CourseCells) -> dict[str, str]:
     """Locked cells of the released notebook that the submission changed or deleted.
 
     Compared as nbgrader does, by checksum: a locked cell must match the learner's
     version (the checksum nbgrader stored when it generated it) or the course's
     source. Returns ``{grade_id: "changed" | "deleted"}``.
     """
-    accepted: dict[str, set[str | None]] = {}
-    for cell in released.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("locked") and "checksum" in meta:
-            accepted[meta["grade_id"]] = {meta["checksum"]}
-    for grade_id, cell in _by_grade_id(source).items():
-        if grade_id in accepted:
-            accepted[grade_id].add(_checksum(cell))
     submitted = _by_grade_id(nb)
     tampered = {}
-    for grade_id, checksums in accepted.items():
+    for grade_id in course.accepted:
         if grade_id not in submitted:
             tampered[grade_id] = "deleted"
-        elif _checksum(submitted[grade_id]) not in checksums:
+        elif not course.owns(submitted[grade_id]):
             tampered[grade_id] = "changed"
     return tampered
 
