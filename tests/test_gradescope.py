@@ -154,7 +154,8 @@ def test_a_report_that_predates_the_hidden_flag_shows_nothing_before_publication
 
 def _bundle(tmp_path: Path, *chapters: str) -> Path:
     out = tmp_path / "autograder.zip"
-    done = run_cli("gradescope-bundle", out, *[f"--chapter={c}" for c in chapters])
+    words = [c if c.startswith("--") else f"--chapter={c}" for c in chapters]
+    done = run_cli("gradescope-bundle", out, *words)
     assert done.returncode == 0, done.stderr
     return out
 
@@ -185,15 +186,20 @@ def test_an_unknown_chapter_exits_2(tmp_path):
 
 
 def _run_autograder(
-    tmp_path: Path, submitted: dict[str, Path], links: dict[str, str] | None = None
+    tmp_path: Path,
+    submitted: dict[str, Path],
+    links: dict[str, str] | None = None,
+    bundled: tuple[str, ...] = ("leaves",),
+    path: str | None = None,
 ) -> dict:
     """Unpack a one-chapter bundle as Gradescope does and run its run_autograder.
 
     ``links`` are symbolic links handed in: name → target, relative to the autograder's
-    root (``/autograder`` on Gradescope).
+    root (``/autograder`` on Gradescope). ``bundled`` are ``_bundle``'s arguments;
+    ``path`` replaces the ``PATH`` the script runs with.
     """
     root = tmp_path / "autograder"
-    with zipfile.ZipFile(_bundle(tmp_path, "leaves")) as archive:
+    with zipfile.ZipFile(_bundle(tmp_path, *bundled)) as archive:
         archive.extractall(root / "source")
     (root / "source" / ".venv").symlink_to(sys.prefix)
     (root / "submission").mkdir()
@@ -204,7 +210,7 @@ def _run_autograder(
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         ["bash", root / "source" / "run_autograder"],
-        env={**env, "AUTOGRADER_ROOT": str(root)},
+        env={**env, "AUTOGRADER_ROOT": str(root), "PATH": path or env["PATH"]},
         capture_output=True,
         text=True,
         timeout=600,
@@ -240,3 +246,33 @@ def test_run_autograder_grades_the_files_handed_in_next_to_a_refused_link(tmp_pa
     results = _run_autograder(tmp_path, {"leaves.ipynb": leaves.path}, links)
     assert results["score"] == leaves.points
     assert results["output"].startswith("other.ipynb is a symbolic link")
+
+
+def _without_bubblewrap(tmp_path: Path) -> str:
+    """A PATH whose ``bwrap`` cannot run, as in a container that forbids namespaces."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "bwrap").write_text("#!/bin/sh\nexit 1\n")
+    (folder / "bwrap").chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root is refused without bubblewrap")
+def test_run_autograder_as_root_without_bubblewrap_refuses_and_tells_the_learner(tmp_path, course):
+    leaves = course.notebook("leaves")
+    results = _run_autograder(
+        tmp_path, {"leaves.ipynb": leaves.path}, path=_without_bubblewrap(tmp_path)
+    )
+    assert results["score"] == 0 and "could not be graded safely" in results["output"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root is refused without bubblewrap")
+def test_a_bundle_built_to_allow_it_grades_without_bubblewrap_marked_not_isolated(tmp_path, course):
+    leaves = course.notebook("leaves")
+    results = _run_autograder(
+        tmp_path,
+        {"leaves.ipynb": leaves.path},
+        bundled=("leaves", "--allow-unsandboxed"),
+        path=_without_bubblewrap(tmp_path),
+    )
+    assert results["score"] == leaves.points
