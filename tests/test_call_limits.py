@@ -1,8 +1,13 @@
-"""How long one call of a learner's function may run: a hang is stopped soon, slow work is not."""
+"""How long one call of a learner's function may run: a hang is stopped soon, slow work is not,
+and a busy machine does not count against a call."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,11 +15,13 @@ import nbformat
 import pytest
 
 from autograder.compare.failures import CallTimeout
+from autograder.execute import cpu_time
 from autograder.execute.run import (
     CALL_FACTOR,
     CALL_FLOOR_SECONDS,
     COMPILE_FACTOR,
     DERIVED_LIMIT,
+    WAITING_FACTOR,
     CallTime,
     Limits,
     NotebookRun,
@@ -27,6 +34,45 @@ from autograder.load.submissions import Submission
 
 DERIVED = Limits(notebook_seconds=60, cell_seconds=10)
 SPIN = "def spin():\n    while True:\n        pass\n"
+BUSY = (
+    "import time\n"
+    "def busy(seconds):\n"
+    "    until = time.process_time() + seconds\n"
+    "    while time.process_time() < until:\n"
+    "        pass\n"
+    "    return 'done'\n"
+)
+
+
+@pytest.fixture
+def saturated() -> Iterator[None]:
+    """Every core of the machine kept busy by a process that only spins, for the test's length."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    # spawned, not forked: this process has JAX's threads running
+    hogs = [os.posix_spawn(spin[0], spin, os.environ) for _ in range(os.cpu_count() or 1)]
+    try:
+        time.sleep(0.2)  # let them start spinning
+        yield
+    finally:
+        for hog in hogs:
+            os.kill(hog, signal.SIGKILL)
+            os.waitpid(hog, 0)
+
+
+@pytest.fixture
+def cpu_readings(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every reading of a worker's CPU time the grader takes, in order."""
+    readings: list[float] = []
+    read = cpu_time.cpu_seconds
+
+    def recorded(pid: int) -> float | None:
+        seconds = read(pid)
+        if seconds is not None:
+            readings.append(seconds)
+        return seconds
+
+    monkeypatch.setattr(cpu_time, "cpu_seconds", recorded)
+    return readings
 
 
 def started(cells: str, reference=None, limits: Limits = DERIVED) -> NotebookRun:
@@ -45,26 +91,48 @@ def timed_timeout(run: NotebookRun, name: str = "spin") -> tuple[float, CallTime
     return time.monotonic() - began, caught.value
 
 
-def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is_quick():
+def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is_quick(
+    cpu_readings,
+):
     asked = []
     run = started(SPIN, lambda test, number: asked.append((test, number)) or CallTime(0.002))
     elapsed, timeout = timed_timeout(run)
     assert asked == [("test_spin", 0)]
     assert timeout.seconds == CALL_FLOOR_SECONDS and timeout.why == DERIVED_LIMIT
-    assert CALL_FLOOR_SECONDS <= elapsed < CALL_FLOOR_SECONDS + 1.5
+    # stopped once the worker has used the floor in CPU time, read by the grader
+    used = cpu_readings[-1] - cpu_readings[0]
+    assert CALL_FLOOR_SECONDS <= used < CALL_FLOOR_SECONDS + 0.25
+    assert CALL_FLOOR_SECONDS <= elapsed < WAITING_FACTOR * CALL_FLOOR_SECONDS
 
 
-def test_a_call_may_run_its_factor_times_the_reference_time():
+def test_a_call_may_use_its_factor_times_the_reference_cpu_time():
     reference = CallTime(3 * CALL_FLOOR_SECONDS / CALL_FACTOR)  # a limit of 3 floors
-    slow = "import time\ndef slow():\n    time.sleep(2)\n    return 'done'\n"
-    run = started(slow + SPIN, lambda test, number: reference)
+    run = started(BUSY + SPIN, lambda test, number: reference)
     try:
-        assert run.call("slow", (), {}) == "done"
+        assert run.call("busy", (2 * CALL_FLOOR_SECONDS,), {}) == "done"
     finally:
         run.close()
     elapsed, timeout = timed_timeout(started(SPIN, lambda test, number: reference))
     assert timeout.seconds == pytest.approx(3 * CALL_FLOOR_SECONDS)
     assert elapsed >= 3 * CALL_FLOOR_SECONDS
+
+
+def test_a_busy_machine_does_not_count_against_a_call(saturated):
+    run = started(BUSY, lambda test, number: CallTime(0.002))
+    try:
+        assert run.call("busy", (0.8 * CALL_FLOOR_SECONDS,), {}) == "done"
+    finally:
+        run.close()
+    # on the clock the call took longer than the floor, which alone would have stopped it
+    assert run.call_times[("test_spin", 0)].seconds > CALL_FLOOR_SECONDS
+
+
+def test_a_call_that_waits_instead_of_working_is_stopped_on_the_clock(monkeypatch):
+    monkeypatch.setattr("autograder.execute.run.WAITING_FACTOR", 2.0)
+    waits = "import time\ndef waits():\n    time.sleep(3600)\n"
+    elapsed, timeout = timed_timeout(started(waits, lambda test, number: CallTime(0.002)), "waits")
+    assert timeout.seconds == CALL_FLOOR_SECONDS
+    assert 2.0 * CALL_FLOOR_SECONDS <= elapsed < 2.0 * CALL_FLOOR_SECONDS + 1.5
 
 
 def test_the_reference_is_not_asked_for_a_call_that_returns_before_the_floor():
@@ -86,6 +154,23 @@ def test_a_limit_allows_the_factor_on_running_time_and_less_on_compiling():
         CALL_FACTOR * 0.1 + COMPILE_FACTOR * 0.4
     )
     assert CallTime(0.03, compiling=0.03).limit() == CALL_FLOOR_SECONDS
+
+
+def test_a_limit_counts_the_reference_cpu_time_compiling_for_its_share_of_the_clock():
+    # 0.8 s on the clock of which 0.6 s compiling, and 0.2 s of CPU time in all
+    assert CallTime(0.8, compiling=0.6, cpu=0.2).limit() == pytest.approx(
+        CALL_FACTOR * 0.05 + COMPILE_FACTOR * 0.15
+    )
+    assert CallTime(5.0, cpu=0.01).limit() == CALL_FLOOR_SECONDS
+
+
+def test_the_worker_tells_how_much_cpu_time_a_call_used():
+    run = started(BUSY, lambda test, number: None)
+    try:
+        run.call("busy", (0.3,), {})
+    finally:
+        run.close()
+    assert 0.3 <= run.call_times[("test_spin", 0)].cpu < 0.5
 
 
 def test_the_worker_tells_how_long_a_call_spent_compiling():
@@ -153,22 +238,33 @@ _reference_{name} = {name}
 
 
 def {name}(*args, **kwargs):
-    began = _time.perf_counter()
+    began = _time.{clock}()
     out = _reference_{name}(*args, **kwargs)
-    _time.sleep(19 * (_time.perf_counter() - began))  # 20 times the reference's time in all
+    until = _time.{clock}() + 19 * (_time.{clock}() - began)  # 20 times the reference in all
+    {slow_down}
     return out
 """
+SLOW_DOWNS = {
+    # more work: 20 times the reference's CPU time
+    "works": ("process_time", "while _time.process_time() < until:\n        pass"),
+    # waiting: 20 times the reference's time on the clock
+    "waits": ("perf_counter", "_time.sleep(max(until - _time.perf_counter(), 0))"),
+}
 
 
 @pytest.mark.slow
-def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_points(tmp_path):
+@pytest.mark.parametrize("slow_down", sorted(SLOW_DOWNS))
+def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_points(
+    tmp_path, saturated, slow_down
+):
     course = load_course()
     notebook = course.notebook("transformations")
     name = "per_example_grads"  # its first calls compile for tens of milliseconds
+    clock, code = SLOW_DOWNS[slow_down]
     nb = nbformat.read(notebook.path, as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == name:
-            cell.source += "\n" + SLOWED.format(name=name)
+            cell.source += "\n" + SLOWED.format(name=name, clock=clock, slow_down=code)
     path = tmp_path / notebook.filename
     nbformat.write(nb, path)
     context = NotebookContext(
@@ -180,4 +276,5 @@ def test_a_correct_function_twenty_times_slower_than_the_reference_earns_its_poi
         context.close()
     assert [verdict.outcome for verdict in verdicts] == ["passed"] * len(verdicts)
     # the floor alone would have stopped it
-    assert max(t.seconds for t in context.run.call_times.values()) > CALL_FLOOR_SECONDS
+    used = "cpu" if slow_down == "works" else "seconds"
+    assert max(getattr(t, used) for t in context.run.call_times.values()) > CALL_FLOOR_SECONDS

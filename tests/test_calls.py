@@ -193,3 +193,30 @@ def test_jax_primitives_are_found_by_name():
 def test_replay_settings_write_every_compile(tmp_path):
     settings = cache_settings(str(tmp_path), writable=True)
     assert settings["jax_persistent_cache_min_compile_time_secs"] == 0.0
+
+
+TOOL = "numpy.f2py.__main__"  # importing it starts f2py's command-line tool
+NOT_YET_IMPORTED = {
+    "an enum of a module that runs a tool": (
+        TOOL,
+        {"jit": ["jax.numpy", "tanh"], "args": [{"enum": [TOOL, "Mode", "RUN"]}], "kwargs": {}},
+    ),
+    "a named tuple of a module that runs a tool": (
+        TOOL,
+        {"jit": ["jax.numpy", "tanh"], "args": [{"named": [TOOL, "Args", [1]]}], "kwargs": {}},
+    ),
+    "a function of a JAX module not imported": (
+        "jax.example_libraries.optimizers",
+        {"jit": ["jax.example_libraries.optimizers", "sgd"], "args": [0.1], "kwargs": {}},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "record"), NOT_YET_IMPORTED.values(), ids=NOT_YET_IMPORTED.keys()
+)
+def test_a_record_naming_a_module_not_yet_imported_is_refused_without_importing_it(module, record):
+    assert module not in sys.modules
+    with pytest.raises(calls.NotPlain, match="not imported"):
+        calls.replay(record, calls.jax_primitives())
+    assert module not in sys.modules

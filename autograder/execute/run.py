@@ -20,33 +20,63 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
-from autograder.execute import channel, wire
+from autograder.execute import channel, cpu_time, wire
 from autograder.isolate import zygotes
 from autograder.store.folder import CompileStore
 
 CALL_FLOOR_SECONDS = 1.0
 CALL_FACTOR = 50.0
 COMPILE_FACTOR = 25.0
+WAITING_FACTOR = 10.0
+"""How many times its limit of CPU time a call may take on the clock: one that waits
+(sleeps, blocks) instead of working is stopped too, one slowed by a busy machine is not."""
 UNMEASURED_CALL_SECONDS = 10.0
 """A call's limit where no reference time can be had (``check``, which has no solutions)."""
+POLL_SECONDS = 0.05
+"""How often a running call's CPU time is read."""
 
 DERIVED_LIMIT = (
-    f"at least {CALL_FLOOR_SECONDS:g} s, else {CALL_FACTOR:g} times the reference solution's "
-    f"running time on the same call plus {COMPILE_FACTOR:g} times its time compiling"
+    f"at least {CALL_FLOOR_SECONDS:g} s of CPU time, else {CALL_FACTOR:g} times the reference "
+    f"solution's CPU time on the same call, {COMPILE_FACTOR:g} times for its share compiling; "
+    f"and {WAITING_FACTOR:g} times as long on the clock"
 )
 
 
 @dataclass(frozen=True)
 class CallTime:
-    """How long one call took, and how much of that JAX spent tracing and compiling."""
+    """How long one call took: on the clock, in CPU time, and how much of it JAX spent
+    tracing and compiling (on the clock)."""
 
     seconds: float
     compiling: float = 0.0
+    cpu: float | None = None
+    """The worker's CPU time, all threads; None where not measured (then ``seconds``)."""
 
     def limit(self) -> float:
-        """The limit of the same call made by a learner (see :meth:`NotebookRun.call`)."""
-        running = max(self.seconds - self.compiling, 0.0)
-        return max(CALL_FLOOR_SECONDS, CALL_FACTOR * running + COMPILE_FACTOR * self.compiling)
+        """The CPU time the same call made by a learner may use (see :meth:`NotebookRun.call`).
+
+        The compiling share of the call's time is taken as that share of its CPU time:
+        a busy machine stretches both alike.
+        """
+        used = self.seconds if self.cpu is None else self.cpu
+        share = min(self.compiling / self.seconds, 1.0) if self.seconds > 0 else 0.0
+        compiling = used * share
+        running = used - compiling
+        return max(CALL_FLOOR_SECONDS, CALL_FACTOR * running + COMPILE_FACTOR * compiling)
+
+
+@dataclass(frozen=True)
+class CallLimit:
+    """What one call may use: ``cpu`` seconds of the worker's CPU time, and ``wall`` seconds
+    on the clock; ``why`` says how they were set."""
+
+    cpu: float
+    wall: float
+    why: str
+
+    @classmethod
+    def derived(cls, cpu: float) -> CallLimit:
+        return cls(cpu, WAITING_FACTOR * cpu, DERIVED_LIMIT)
 
 
 ReferenceSeconds = Callable[[str, int], CallTime | None]
@@ -59,7 +89,7 @@ class Limits:
     """What one notebook may use. Times are wall-clock seconds.
 
     ``call_seconds`` None derives each call's limit from the reference solution's
-    time on the same call (see :meth:`NotebookRun.call`).
+    CPU time on the same call (see :meth:`NotebookRun.call`).
     """
 
     notebook_seconds: float = 300.0
@@ -126,27 +156,33 @@ class WorkerProcess:
             raise WorkerCrashed(f"no worker could be started ({exc})") from None
         self.pid, self._to_worker, self._from_worker = forked
         self._ended = False
+        self._host_pid: int | None = None  # looked up on the first metered call
+        self._looked_up = False
 
     def request(
         self,
         message: dict[str, Any],
         timeout: float,
         why: str = "",
-        longer: Callable[[], tuple[float, str]] | None = None,
+        derive: Callable[[], CallLimit] | None = None,
     ) -> dict[str, Any]:
         """Send ``message`` and wait for the answer; raises CallTimeout or WorkerCrashed.
 
-        When no answer has come within ``timeout`` s, ``longer`` (if given) is asked
-        for the whole limit and why, while the worker goes on: a limit that needs
-        measuring is measured only for the calls that get that far.
+        Without ``derive`` the answer must come within ``timeout`` s on the clock. With
+        it, the call is metered in the worker's CPU time: it may first use
+        ``timeout`` s of CPU time (and :data:`WAITING_FACTOR` times that on the
+        clock); a call still running then asks ``derive`` for its whole limit while
+        it goes on, so a limit that needs measuring is measured only for the calls
+        that get that far.
         """
         try:
+            if derive is None:
+                channel.send(self._to_worker, message)
+                return channel.receive(self._from_worker, timeout=timeout)
+            cpu_before = self._cpu_seconds()
             channel.send(self._to_worker, message)
-            started = time.monotonic()
-            if longer is not None and not channel.readable(self._from_worker, timeout):
-                timeout, why = longer()
-            remaining = started + timeout - time.monotonic()
-            return channel.receive(self._from_worker, timeout=max(remaining, 0.01))
+            first = CallLimit(timeout, WAITING_FACTOR * timeout, why)
+            return self._metered(first, derive, cpu_before)
         except channel.ChannelTimeout:
             self.close()
             raise CallTimeout(timeout, why) from None
@@ -156,6 +192,37 @@ class WorkerProcess:
             raise WorkerCrashed(
                 f"{detail} ({exc})" if isinstance(exc, channel.ChannelError) else detail
             ) from None
+
+    def _metered(
+        self, limit: CallLimit, derive: Callable[[], CallLimit], cpu_before: float | None
+    ) -> dict[str, Any]:
+        """The answer to the request just sent, within ``limit`` and then ``derive()``'s."""
+        started, derived = time.monotonic(), False
+        while True:
+            elapsed = time.monotonic() - started
+            wait = min(POLL_SECONDS, max(limit.wall - elapsed, 0.0))
+            if channel.readable(self._from_worker, wait):
+                break
+            elapsed = time.monotonic() - started
+            cpu_now = self._cpu_seconds()
+            # Where the worker's CPU time cannot be read, the clock stands in for it.
+            used = elapsed if cpu_before is None or cpu_now is None else cpu_now - cpu_before
+            if used < limit.cpu and elapsed < limit.wall:
+                continue
+            if not derived:  # the next round first looks for an answer given meanwhile
+                limit, derived = derive(), True
+                continue
+            self.close()
+            raise CallTimeout(limit.cpu, limit.why)
+        elapsed = time.monotonic() - started
+        return channel.receive(self._from_worker, timeout=max(limit.wall - elapsed, 1.0))
+
+    def _cpu_seconds(self) -> float | None:
+        """The worker's CPU time so far, as the kernel counts it (never as the worker says)."""
+        if not self._looked_up:
+            self._host_pid = cpu_time.host_pid(self._zygote.process.pid, self.pid)
+            self._looked_up = True
+        return None if self._host_pid is None else cpu_time.cpu_seconds(self._host_pid)
 
     def close(self) -> None:
         """Kill the worker and everything it started, and remove its scratch directory."""
@@ -216,13 +283,17 @@ class NotebookRun:
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the learner's ``name`` in the worker and return its result as plain data.
 
-        The call may run for ``Limits.call_seconds`` when that is set. Otherwise
-        for the larger of ``CALL_FLOOR_SECONDS`` and ``CALL_FACTOR`` times the
-        reference solution's running time on the same call plus ``COMPILE_FACTOR``
-        times its compiling (a first call compiles, and a learner's compile is not
-        the slow work the factor allows for). ``reference`` is asked only once
-        the call has run for the floor; without a ``reference``, the call may run
-        for ``UNMEASURED_CALL_SECONDS``.
+        The call may run for ``Limits.call_seconds`` when that is set. Otherwise it
+        may use as much CPU time as the larger of ``CALL_FLOOR_SECONDS`` and
+        ``CALL_FACTOR`` times the reference solution's CPU time on the same call,
+        its share compiling counted ``COMPILE_FACTOR`` times instead (a first call
+        compiles, and a learner's compile is not the slow work the factor allows
+        for); and ``WAITING_FACTOR`` times as long on the clock. CPU time, not the
+        clock, because a busy machine slows the learner's call and the reference's
+        alike but not their CPU time; the clock still stops a call that waits
+        instead of working. ``reference`` is asked only once the call has used
+        the floor; without a ``reference``, the call may run for
+        ``UNMEASURED_CALL_SECONDS`` on the clock.
         """
         return self._request("call", name, args, kwargs)
 
@@ -258,9 +329,11 @@ class NotebookRun:
         except (CallTimeout, WorkerCrashed):
             self._worker = None
             raise
-        compiling = reply.get("compile_seconds")
-        compiling = float(compiling) if isinstance(compiling, int | float) else 0.0
-        self.call_times[key] = CallTime(time.monotonic() - started, compiling)
+        self.call_times[key] = CallTime(
+            time.monotonic() - started,
+            _seconds(reply.get("compile_seconds")) or 0.0,
+            _seconds(reply.get("cpu_seconds")),
+        )
         if reply.get("ok"):
             return wire.decode(reply.get("value"))
         if reply.get("missing"):
@@ -283,11 +356,11 @@ class NotebookRun:
             return worker.request(message, UNMEASURED_CALL_SECONDS, why)
         reference = self.reference
 
-        def derived() -> tuple[float, str]:
+        def derived() -> CallLimit:
             measured = reference(*key)
-            return (measured.limit() if measured else CALL_FLOOR_SECONDS), DERIVED_LIMIT
+            return CallLimit.derived(measured.limit() if measured else CALL_FLOOR_SECONDS)
 
-        return worker.request(message, CALL_FLOOR_SECONDS, DERIVED_LIMIT, longer=derived)
+        return worker.request(message, CALL_FLOOR_SECONDS, DERIVED_LIMIT, derive=derived)
 
     def close(self) -> None:
         if self._worker is not None:
@@ -350,3 +423,8 @@ class NotebookRun:
         problem = CellProblem(number, text)
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+def _seconds(value: Any) -> float | None:
+    """A number of seconds from a worker's reply, None if it is not one."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

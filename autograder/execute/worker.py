@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import time
 import traceback
 from typing import Any
 
@@ -109,9 +110,10 @@ class Worker:
         # them misreport: see book/security.md.)
         self.watchers = dict(WATCHERS)
         # Time JAX spends tracing, lowering and compiling, reported with each call's
-        # answer: what the reference solutions spend there is kept apart from their
-        # running time when call limits are derived (autograder.execute.run). A
-        # learner's worker can misreport it, but only the reference's reports are used.
+        # answer with the call's CPU time: the reference solutions' CPU time sets the
+        # call limits, their compiling kept apart (autograder.execute.run). A learner's
+        # worker can misreport both, but only the reference's reports are used: a
+        # learner's CPU time is read by the grader from /proc.
         self.compiling = 0.0
         jax.monitoring.register_event_duration_secs_listener(self._compiled)
         self.namespace: dict[str, Any] = {
@@ -125,11 +127,13 @@ class Worker:
             self.compiling += seconds
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The answer to ``request``; a call's or a watcher's tells its compile seconds."""
-        before = self.compiling
+        """The answer to ``request``; a call's or a watcher's tells its compile seconds
+        and the CPU seconds this process (all its threads) spent on it."""
+        before, cpu_before = self.compiling, time.process_time()
         reply = self._answer(request)
         if request.get("op") in ("call", "watch"):
             reply["compile_seconds"] = self.compiling - before
+            reply["cpu_seconds"] = time.process_time() - cpu_before
         return reply
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -1,15 +1,17 @@
-"""How long the reference solutions take on each call of a notebook's tests.
+"""How much CPU time the reference solutions use on each call of a notebook's tests.
 
-A learner's call may run for the larger of a floor and a factor times the
-reference solution's running time on the same call, plus a smaller factor times
-its time compiling (see
+A learner's call may use as much CPU time as the larger of a floor and a factor
+times the reference solution's CPU time on the same call, its share compiling
+counted a smaller factor times (see
 :meth:`autograder.execute.run.NotebookRun.call`), so a function that never
 returns is stopped after about the floor while a correct but slow one is not.
+CPU time, not the clock: a busy machine slows the reference and the learner
+alike, and not always at the same moments, but leaves their CPU time as it is.
 Almost every reference call takes milliseconds, so almost every limit is the
 floor: the reference times are wanted only by a learner's call still running at
 the floor, and measured then. The reference solutions run that call's test in a
-worker of this grading run, on the same seeded inputs, and each call's time is
-kept for the rest of the process.
+worker of this grading run, on the same seeded inputs, and each call's times
+(the CPU time as its worker reports it) are kept for the rest of the process.
 """
 
 from __future__ import annotations

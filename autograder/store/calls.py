@@ -20,8 +20,8 @@ Uses JAX's public API only: the hooks that produce records are in
 from __future__ import annotations
 
 import enum
-import importlib
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -189,14 +189,23 @@ def _jitted(module: str, name: str) -> Any:
 
 
 def _resolve(module: str, name: str) -> Any:
-    """The object named ``name`` in ``module``, looked up inside JAX and NumPy only."""
+    """The object named ``name`` in ``module``, looked up inside JAX and NumPy only.
+
+    Only a module already imported is looked in: importing one runs its code, and
+    some of JAX's and NumPy's run more than definitions (``numpy.f2py.__main__``
+    starts a command-line tool). A record names a module its recording process
+    had imported, and JAX's modules are imported by ``import jax`` itself: the
+    replay imports it before it reads any record.
+    """
     if not _trusted(module) or "<" in name:
         raise NotPlain(f"{module}.{name} is not JAX's or NumPy's")
+    found: Any = sys.modules.get(module)
+    if found is None:
+        raise NotPlain(f"{module} is not imported")
     try:
-        found: Any = importlib.import_module(module)
         for part in name.split("."):
             found = getattr(found, part)
-    except (ImportError, AttributeError) as exc:
+    except AttributeError as exc:
         raise NotPlain(f"{module}.{name} cannot be found") from exc
     return found
 

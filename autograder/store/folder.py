@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -46,20 +47,42 @@ def default_folder() -> Path:
 
 
 def learners_own(notebooks: Collection[Path]) -> CompileStore | None:
-    """The cache of what ``check`` compiled for these notebook files; None if it cannot be made
-    (``check`` then compiles everything each time).
+    """The cache of what ``check`` compiled for these notebook files as they are now; None if
+    it cannot be made (``check`` then compiles everything each time).
 
-    One folder for each set of files, so that what one notebook's code writes is
-    only ever read by a check of the same files: checking someone else's notebook
-    cannot plant what a check of one's own then loads.
+    One folder for each set of files, holding one folder for their content: what one
+    notebook's code writes is only ever read by a check of the same files with the
+    same content. A check of other content first removes what the earlier content's
+    checks left, so checking someone else's notebook at one's own path cannot plant
+    what a later check of one's own loads, and one version per set of files is kept.
     """
-    paths = "\0".join(sorted(str(path.resolve()) for path in notebooks))
-    folder = cache_root() / "checked" / hashlib.sha256(paths.encode()).hexdigest()[:16]
+    resolved = sorted(path.resolve() for path in notebooks)
+    files = cache_root() / "checked" / _digest("\0".join(map(str, resolved)).encode())
     try:
+        content = _digest(b"".join(_digest(path.read_bytes()).encode() for path in resolved))
+        _remove_all_but(files, content)
+        folder = files / content
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
     return CompileStore(str(folder), writable=True, own=True)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _remove_all_but(folder: Path, name: str) -> None:
+    """Remove every entry of ``folder`` (if it exists) but ``name``."""
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if entry.name == name:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def cache_settings(folder: str, writable: bool) -> dict[str, object]:
