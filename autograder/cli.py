@@ -243,9 +243,9 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--call-timeout", type=_positive, default=None, metavar="SECONDS",
-        help="a fixed wall-clock limit for every call of a function (default: grade takes "
-        f"the larger of {CALL_FLOOR_SECONDS:g} s and {CALL_FACTOR:g} times what the reference "
-        f"solution took on the same call; check takes {UNMEASURED_CALL_SECONDS:g} s)",
+        help="a fixed wall-clock limit for every call of a function (default: grade gives "
+        f"the larger of {CALL_FLOOR_SECONDS:g} s and {CALL_FACTOR:g} times the CPU time the "
+        f"reference solution took on the same call; check gives {UNMEASURED_CALL_SECONDS:g} s)",
     )  # fmt: skip
     parser.add_argument(
         "--memory", type=_positive, default=defaults.memory_bytes / 2**20, metavar="MIB",
