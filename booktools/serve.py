@@ -4,6 +4,11 @@
 static site in ``_build/html`` but one: ``/progress.json`` answers with what the
 learner's own ``check`` runs recorded (:mod:`autograder.learner.progress`), read afresh on
 every request, so the progress page shows the same as ``python -m autograder status``.
+
+It answers only requests addressed to this machine by name (a ``Host`` of
+``localhost``, ``127.0.0.1`` or ``[::1]`` with its port): a page of another site whose
+name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name, and is
+refused, so it cannot read the learner's progress. It lists no folders.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 from functools import partial
+from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -22,6 +29,8 @@ from autograder.load.course import REPO_ROOT
 from booktools.progress_page import PROGRESS_FILE
 
 PROGRESS_PATH = "/" + PROGRESS_FILE
+# The names this machine answers to; the Host header must be one of them with the port.
+LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
 class BookServer(ThreadingHTTPServer):
@@ -40,10 +49,32 @@ class BookHandler(SimpleHTTPRequestHandler):
     server: BookServer
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == PROGRESS_PATH:
+        if not self._addressed_here():
+            self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "This server answers only to localhost")
+        elif urlsplit(self.path).path == PROGRESS_PATH:
             self._send_progress()
         else:
             super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if not self._addressed_here():
+            self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "This server answers only to localhost")
+        else:
+            super().do_HEAD()
+
+    def _addressed_here(self) -> bool:
+        """Whether the request's Host is this machine by name, with this server's port."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        port = self.server.server_address[1]
+        allowed = {f"{name}:{port}" for name in LOCAL_NAMES}
+        if port == 80:  # the port a browser leaves out
+            allowed.update(LOCAL_NAMES)
+        return host in allowed
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        """No listings: a folder without an index.html is not found."""
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+        return None
 
     def _send_progress(self) -> None:
         body = json.dumps({"functions": progress.load()}).encode("utf-8")

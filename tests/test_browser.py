@@ -1,7 +1,8 @@
 """The built book in a real browser: headless Chromium (Debian's package), driven by Playwright.
 
 The book is served from ``_build/html`` by the server of ``./course serve`` on a free
-local port, next to a Jupyter server configured as ``./course serve`` configures it.
+local port, next to JupyterLab started as ``./course serve`` starts it (with a fresh token,
+which the pages get from the address it prints).
 The browser may reach nothing but this machine. A screenshot of every page of the
 walk through the book is written to ``<basetemp>/screenshots/`` (pytest's
 ``--basetemp DIR``; by default under the system's temporary folder).
@@ -22,7 +23,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import (
@@ -127,37 +128,57 @@ def site(built: Path, exercise_record: Path) -> Iterator[str]:
     server.server_close()
 
 
+@dataclass(frozen=True)
+class Jupyter:
+    """The learner's JupyterLab: its address, its token, and the book's address that
+    ./course serve prints for it (with the token after ``#token=``)."""
+
+    url: str
+    token: str
+    book_address: str
+
+    def page(self, site: str, path: str) -> str:
+        """``path`` of the book as the printed address opens it: pointed at this server."""
+        return site + path + "?" + urlsplit(self.book_address).query + f"#token={self.token}"
+
+    def get(self, path: str) -> object:
+        request = urllib.request.Request(
+            self.url + path, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+
 @pytest.fixture(scope="module")
-def jupyter(site: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Jupyter server without a token that accepts the book's origin, as ./course serve's."""
+def jupyter(site: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyter]:
+    """JupyterLab as ./course serve starts it (python -m booktools.lab), for the book's port."""
     port = _free_port()
     book_port = urlsplit(site).port
     folder = tmp_path_factory.mktemp("jupyter")
     log = (folder / "server.log").open("w")
     process = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=",
-            rf"--ServerApp.allow_origin_pat=^https?://(localhost|127\.0\.0\.1):{book_port}$",
-            "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={REPO_ROOT}",
-        ],
-        env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder)},
+        [sys.executable, "-m", "booktools.lab", "--port", str(port),
+         "--book-port", str(book_port), "--root", str(REPO_ROOT)],
+        env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime")},
         stdout=log,
         stderr=subprocess.STDOUT,
     )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://localhost:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         while True:
+            printed = (folder / "server.log").read_text()
             try:
-                urllib.request.urlopen(url + "/api/status", timeout=2).close()
+                book_address = printed.splitlines()[0].split()[-1]
+                token = urlsplit(book_address).fragment.removeprefix("token=")
+                server = Jupyter(url, token, book_address)
+                server.get("/api/status")
                 break
-            except OSError:
+            except (OSError, IndexError):
                 if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("Jupyter did not start:\n" + (folder / "server.log").read_text())
-                time.sleep(0.3)
-        yield url
+                    pytest.fail("Jupyter did not start:\n" + printed)
+                time.sleep(0.5)
+        yield server
     finally:
         process.terminate()
         try:
@@ -376,10 +397,12 @@ def _start_live_code(page: Page) -> None:
 
 
 @pytest.fixture(scope="module")
-def live(browser: Browser, site: str, jupyter: str) -> Iterator[tuple[Visitor, Page, list[str]]]:
-    """The leaves chapter with live code on, pointed at the test's Jupyter server."""
+def live(
+    browser: Browser, site: str, jupyter: Jupyter
+) -> Iterator[tuple[Visitor, Page, list[str]]]:
+    """The leaves chapter with live code on, opened as the address ./course serve prints."""
     learner = _visitor(browser, site)
-    page, problems = learner.open(f"book/leaves.html?jupyter={jupyter}")
+    page, problems = learner.open(jupyter.page("", "book/leaves.html"))
     _start_live_code(page)
     page.locator(".pt-live-code[data-state=ready]").wait_for(timeout=KERNEL_SECONDS * 1000)
     yield learner, page, problems
@@ -419,10 +442,30 @@ def test_live_code_logs_no_console_error_and_stays_on_this_machine(live):
     assert learner.offsite == []
 
 
-def _kernels(jupyter: str) -> set[str]:
+def test_a_script_in_a_live_output_does_not_run(live):
+    _, page, _ = live
+    code = (
+        "from IPython.display import HTML, Javascript, display\n"
+        "display(HTML('<b>shown</b><script>window.ptRan = 1</script>'"
+        ' \'<img src="missing.png" onerror="window.ptRan = 2">\'))\n'
+        "display(Javascript('window.ptRan = 3'))"
+    )
+    shown = "\n".join(_output_after_running(page, 2, edit=code))
+    page.wait_for_timeout(1000)  # time for a script, had one been let run
+    assert "shown" in shown
+    assert page.evaluate("typeof window.ptRan") == "undefined"
+
+
+def test_the_token_leaves_the_address_and_stays_with_the_tab(live, jupyter):
+    _, page, _ = live
+    assert jupyter.token not in page.url
+    kept = json.loads(page.evaluate("sessionStorage.getItem('pytrees-hands-on:jupyter')"))
+    assert kept == {"server": jupyter.url, "token": jupyter.token}
+
+
+def _kernels(jupyter: Jupyter) -> set[str]:
     """The ids of the kernels running on the Jupyter server."""
-    with urllib.request.urlopen(jupyter + "/api/kernels", timeout=10) as response:
-        return {kernel["id"] for kernel in json.load(response)}
+    return {kernel["id"] for kernel in jupyter.get("/api/kernels")}
 
 
 def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
@@ -430,7 +473,7 @@ def test_leaving_a_live_page_shuts_its_kernel_down(browser, site, jupyter):
     # goes away, and Playwright's routing does not pass such a request on.
     context = browser.new_context()
     page = context.new_page()
-    page.goto(f"{site}book/structure.html?jupyter={jupyter}")
+    page.goto(jupyter.page(site, "book/structure.html"))
     before = _kernels(jupyter)
     _start_live_code(page)
     page.locator(".pt-live-code[data-state=ready]").wait_for(timeout=KERNEL_SECONDS * 1000)
@@ -464,6 +507,52 @@ def test_a_tab_keeps_the_server_it_was_pointed_at_from_page_to_page(visitor):
         page.locator("a.right-next").first.click()
     assert "jupyter=" not in page.url
     assert server in _no_server_message(page)
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        "http://evil.example:8888",
+        "https://localhost:8888",
+        "http://localhost:8888@evil.example",
+        "http://localhost.evil.example:8888",
+        "http://192.168.1.2:8888",
+        "javascript:alert(1)",
+    ],
+)
+def test_a_jupyter_server_off_this_machine_is_refused_in_the_page(visitor, server):
+    page, _ = visitor.open("book/structure.html?" + urlencode({"jupyter": server}))
+    _start_live_code(page)
+    message = page.locator(".pt-live-code[data-state=refused]")
+    message.wait_for()
+    assert server in message.inner_text() and "./course serve" in message.inner_text()
+    assert page.locator(".thebe-cell").count() == 0
+    assert visitor.offsite == []
+
+
+def test_a_stored_server_off_this_machine_is_not_used(visitor):
+    page, _ = visitor.open("book/structure.html")
+    page.evaluate(
+        "sessionStorage.setItem('pytrees-hands-on:jupyter',"
+        " JSON.stringify({server: 'http://evil.example:8888', token: 'x'}))"
+    )
+    page.reload()
+    assert "evil.example" not in _no_server_message(page)
+    assert visitor.offsite == []
+
+
+def test_a_token_goes_only_to_the_server_it_came_with(visitor, jupyter, site):
+    page, _ = visitor.open(jupyter.page("", "book/intro.html"))
+    other = f"http://127.0.0.1:{_free_port()}"
+    sent: list[dict[str, str]] = []
+    visitor.context.on(
+        "request",
+        lambda request: sent.append(request.headers) if request.url.startswith(other) else None,
+    )
+    page.goto(f"{site}book/structure.html?jupyter={other}")
+    _no_server_message(page)
+    assert sent, "the page was expected to look for the server it was pointed at"
+    assert [headers for headers in sent if jupyter.token in json.dumps(headers)] == []
 
 
 # The theme and search ------------------------------------------------------------------------

@@ -5,24 +5,93 @@
 // how to start a server when none answers.
 //
 // The server is http://localhost:8888 unless the page was opened with
-// ?jupyter=URL, which this browser tab then remembers.
+// ?jupyter=http://localhost:PORT (or 127.0.0.1, or [::1]): only a server on this
+// machine is accepted, since the page hands it the token and shows what it sends back.
+// The token is in the address ./course serve prints, after "#token=": a browser sends
+// no fragment to the book's server. This tab keeps the server and its token in
+// sessionStorage, and the token leaves the visible address as soon as the page reads it.
 (function () {
   "use strict";
   const DEFAULT_SERVER = "http://localhost:8888";
-  const SERVER_KEY = "pytrees-hands-on:jupyter-server";
+  const CONNECTION_KEY = "pytrees-hands-on:jupyter"; // {server, token} as JSON
+  const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
   let started = false;
+  // This page's server and token, or the ?jupyter= value it refused (see remember()).
+  let connection = { server: DEFAULT_SERVER, token: "" };
+  let refused = null;
+
+  // "http://host:port" for a Jupyter server on this machine, or null for any other address.
+  function localServer(text) {
+    let url;
+    try {
+      url = new URL(text);
+    } catch (error) {
+      return null;
+    }
+    const local =
+      url.protocol === "http:" &&
+      LOCAL_HOSTS.includes(url.hostname) &&
+      url.port !== "" &&
+      url.username === "" &&
+      url.password === "" &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === "";
+    return local ? "http://" + url.host : null;
+  }
+
+  function validToken(token) {
+    return typeof token === "string" && /^[A-Za-z0-9_.~-]{1,200}$/.test(token);
+  }
+
+  // What this tab kept, if it is still acceptable.
+  function kept() {
+    try {
+      const value = JSON.parse(window.sessionStorage.getItem(CONNECTION_KEY) || "null");
+      if (!value || !localServer(value.server)) return null;
+      const token = validToken(value.token) ? value.token : "";
+      return { server: localServer(value.server), token };
+    } catch (error) {
+      return null; // storage disabled, or not ours: start afresh
+    }
+  }
+
+  function keep(value) {
+    try {
+      window.sessionStorage.setItem(CONNECTION_KEY, JSON.stringify(value));
+    } catch (error) {
+      /* storage may be disabled: this page still has the server and token */
+    }
+  }
+
+  // The address's #token=, taken out of the visible address (and so out of the history,
+  // bookmarks and copied links) before anything else on the page runs.
+  function takeTokenFromAddress() {
+    const token = new URLSearchParams(window.location.hash.slice(1)).get("token");
+    if (token === null) return null;
+    const { pathname, search } = window.location;
+    window.history.replaceState(window.history.state, "", pathname + search);
+    return validToken(token) ? token : null;
+  }
 
   // Read on every page, so the tab keeps the server it was pointed at from page to page.
-  function serverUrl() {
+  // A token belongs to the server it came with: pointed at another server, the tab
+  // forgets it rather than send it there.
+  function remember() {
+    const token = takeTokenFromAddress();
     const asked = new URLSearchParams(window.location.search).get("jupyter");
-    let url = asked;
-    try {
-      if (asked) window.sessionStorage.setItem(SERVER_KEY, asked);
-      else url = window.sessionStorage.getItem(SERVER_KEY);
-    } catch (error) {
-      /* storage may be disabled: the default or this page's ?jupyter= still works */
+    const before = kept();
+    let server = before ? before.server : DEFAULT_SERVER;
+    if (asked !== null) {
+      server = localServer(asked);
+      if (server === null) {
+        refused = asked;
+        return;
+      }
     }
-    return (url || DEFAULT_SERVER).replace(/\/+$/, "");
+    const sameServer = before && before.server === server;
+    connection = { server, token: token || (sameServer ? before.token : "") };
+    keep(connection);
   }
 
   function staticUrl(path) {
@@ -56,12 +125,19 @@
     return span.innerHTML;
   }
 
-  async function answers(server) {
+  function authorization(token) {
+    return token ? { Authorization: "token " + token } : {};
+  }
+
+  async function answers(server, token) {
     try {
-      const response = await fetch(server + "/api/status", { cache: "no-store" });
+      const response = await fetch(server + "/api/status", {
+        cache: "no-store",
+        headers: authorization(token),
+      });
       return response.ok;
     } catch (error) {
-      return false; // nothing listening, or a server that does not accept this page
+      return false; // nothing listening, or a server that does not accept this page or token
     }
   }
 
@@ -104,7 +180,7 @@
     return count;
   }
 
-  function options(server) {
+  function options(server, token) {
     // Sphinx declares DOCUMENTATION_OPTIONS with const: a global, but not on window.
     const page =
       (typeof DOCUMENTATION_OPTIONS !== "undefined" && DOCUMENTATION_OPTIONS.pagename) || "book";
@@ -112,7 +188,7 @@
     return {
       useBinder: false,
       useJupyterLite: false,
-      requestKernel: true,
+      requestKernel: false, // startKernel() asks for it, once outputs are untrusted
       mountActivateWidget: false,
       mountStatusWidget: false,
       mountRestartAllButton: false,
@@ -123,8 +199,8 @@
       serverSettings: {
         baseUrl: server,
         wsUrl: server.replace(/^http/, "ws"),
-        token: "",
-        appendToken: false,
+        token: token, // sent in an Authorization header, which needs no XSRF cookie
+        appendToken: true, // and in the websockets' addresses, which take no headers
       },
       // A notebook path beside the chapter's source, so the kernel runs in book/.
       kernelOptions: { kernelName: "python3", path: page + ".ipynb" },
@@ -133,32 +209,78 @@
   }
 
   const NO_SERVER =
-    "<p><strong>Live code needs the course's Jupyter server, and none answers at " +
-    "<code>{server}</code>.</strong></p>" +
+    "<p><strong>Live code needs the course's Jupyter server, and none at " +
+    "<code>{server}</code> let this page in.</strong></p>" +
     "<p>In a terminal, in the course folder, run <code>./course serve</code>; it serves " +
     "this book on <code>http://localhost:8000</code> with the server next to it. Then open " +
-    "the book there and choose Live Code again. A JupyterLab started another way does not " +
+    "the book at the address it prints (that address carries the server's key, new at " +
+    "each start) and choose Live Code again. A JupyterLab started another way does not " +
     "accept this page. To read the chapter as a notebook instead, use Binder in the " +
     "launch menu.</p>";
 
+  const REFUSED =
+    "<p><strong>Live code refused the server this page's address names, " +
+    "<code>{server}</code>: it runs only on a Jupyter server on this machine</strong> " +
+    "(<code>?jupyter=http://localhost:PORT</code> or <code>http://127.0.0.1:PORT</code>).</p>" +
+    "<p>A link that names another server could run that server's code in this page. " +
+    "Open the book at the address <code>./course serve</code> printed instead.</p>";
+
   // The page's kernel goes when the page does, rather than idling in the learner's
   // JupyterLab; keepalive lets the request outlive the page.
-  function shutDownOnLeaving(server) {
+  function shutDownOnLeaving(server, token) {
     window.addEventListener("pagehide", function (event) {
       const session = window.thebe && window.thebe.session;
       if (event.persisted || !session) return;
       fetch(server + "/api/sessions/" + encodeURIComponent(session.id), {
         method: "DELETE",
+        headers: authorization(token),
         keepalive: true,
       }).catch(() => {});
     });
   }
 
+  // thebe 0.9.3 makes every cell's output model trusted (thebe-core's PassiveCellRenderer:
+  // new OutputAreaModel({ trusted: true })), and a trusted HTML output's <script> runs in
+  // this page, which holds the server's token. JupyterLab's own switch turns that off: an
+  // untrusted model renders HTML sanitised, runs no script, and never picks JavaScript,
+  // and an untrusted MimeModel does the same for the outputs of widgets, which thebe also
+  // makes trusted (ipywidgets' Output). This runs before any kernel exists; if thebe no
+  // longer has these parts, it throws, and no kernel is started.
+  function untrustOutputs(notebook) {
+    notebook.cells.forEach(function (cell) {
+      if (cell.kind !== "code") return;
+      if (!cell.model || !("trusted" in cell.model)) throw new Error("thebe's cells changed");
+      cell.model.trusted = false;
+    });
+    const rendermime = notebook.rendermime;
+    const createRenderer = rendermime.createRenderer.bind(rendermime);
+    rendermime.createRenderer = function (mimeType) {
+      const renderer = createRenderer(mimeType);
+      const renderModel = renderer.renderModel.bind(renderer);
+      renderer.renderModel = (model) =>
+        renderModel(Object.create(model, { trusted: { value: false } }));
+      return renderer;
+    };
+  }
+
+  // The end of thebe's bootstrap() with requestKernel: a session for the page's kernel.
+  async function startKernel(server) {
+    await server.ready;
+    const notebook = window.thebe.notebook;
+    const session = await server.startNewSession(notebook.rendermime);
+    if (session) notebook.attachSession(session);
+    window.thebe.session = session || undefined;
+  }
+
   async function startLiveCode() {
+    if (refused !== null) {
+      say("refused", REFUSED.replace("{server}", escaped(refused)));
+      return;
+    }
     if (started) return;
-    const server = serverUrl();
+    const { server, token } = connection;
     say("connecting", "<p>Connecting to the Jupyter server at <code>" + escaped(server) + "</code>…</p>");
-    if (!(await answers(server))) {
+    if (!(await answers(server, token))) {
       say("no-server", NO_SERVER.replace("{server}", escaped(server)));
       return;
     }
@@ -171,8 +293,10 @@
         return;
       }
       say("connecting", "<p>Starting a Python kernel on <code>" + escaped(server) + "</code>…</p>");
-      await window.thebe.bootstrap(options(server));
-      shutDownOnLeaving(server);
+      const booted = await window.thebe.bootstrap(options(server, token));
+      untrustOutputs(booted.notebook);
+      await startKernel(booted.server);
+      shutDownOnLeaving(server, token);
       say(
         "ready",
         "<p><strong>Live code is on.</strong> Edit any example and press its run button " +
@@ -188,7 +312,7 @@
     }
   }
 
-  serverUrl();
+  remember();
   // The launch menu's button calls initThebeSBT(); this takes its place.
   window.initThebeSBT = startLiveCode;
   document.addEventListener("DOMContentLoaded", function () {
