@@ -70,6 +70,13 @@ def count_leaves(tree, *, none_is_leaf=False):
     is_leaf = (lambda x: x is None) if none_is_leaf else None
     return len(jax.tree.leaves(tree, is_leaf=is_leaf))"""
 
+
+def wall_attack(name: str, wall: str) -> Attack:
+    """A count_leaves that earns its points only where ``wall``, a statement, does not raise."""
+    replaced = {"count_leaves": IF_THE_WALL_FAILS.format(wall=wall)}
+    return Attack(name, replaced, expected={"count_leaves": "failed"}, needs_sandbox=True)
+
+
 # Every place a worker might write that a later worker might read or run: a JAX plugin
 # (which every worker's JAX would import at start), files, memory held in files, and a
 # process listening on an abstract socket.
@@ -391,33 +398,13 @@ CASES = [
         expected={"count_leaves": "failed"},
         needs_sandbox=True,
     ),
-    Attack(
-        "write_kernel_settings",
-        {
-            "count_leaves": IF_THE_WALL_FAILS.format(
-                wall="open('/proc/sys/kernel/core_pattern', 'r+').close()"
-            )
-        },
-        expected={"count_leaves": "failed"},
-        needs_sandbox=True,
-    ),
-    Attack(
-        "read_root_only_files",
-        {"count_leaves": IF_THE_WALL_FAILS.format(wall="open('/etc/shadow').read()")},
-        expected={"count_leaves": "failed"},
-        needs_sandbox=True,
-    ),
-    Attack(
+    wall_attack("write_kernel_settings", "open('/proc/sys/kernel/core_pattern', 'r+').close()"),
+    wall_attack("read_root_only_files", "open('/etc/shadow').read()"),
+    wall_attack(
         "make_a_user_namespace",
-        {
-            "count_leaves": IF_THE_WALL_FAILS.format(
-                wall="import ctypes, os\n        pid = os.fork()\n        if pid == 0:\n"
-                "            os._exit(ctypes.CDLL(None).unshare(0x10000000) != 0)\n"
-                "        assert os.waitpid(pid, 0)[1] == 0"
-            )
-        },
-        expected={"count_leaves": "failed"},
-        needs_sandbox=True,
+        "import ctypes, os\n        pid = os.fork()\n        if pid == 0:\n"
+        "            os._exit(ctypes.CDLL(None).unshare(0x10000000) != 0)\n"
+        "        assert os.waitpid(pid, 0)[1] == 0",
     ),
     Attack(
         "zz_look_for_traces",

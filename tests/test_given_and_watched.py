@@ -7,27 +7,12 @@ import nbformat
 import pytest
 
 from conftest import SOLUTIONS, VICTIM, write_class, write_variant
+from misconceptions.aux_data import _layer
 
 pytestmark = pytest.mark.slow
 
-DROPS_THE_NAME = """@jax.tree_util.register_pytree_node_class
-class LayerParams:
-    def __init__(self, weight, bias, name):
-        self.weight = weight
-        self.bias = bias
-        self.name = name
-
-    def tree_flatten(self):
-        return (self.weight, self.bias), self.name
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        return cls(*children, None)
-
-
-def make_layer(weight, bias, name):
-    return LayerParams(weight, bias, name)
-"""
+# The misconception of a tree_unflatten that drops the name it was given as aux_data.
+DROPS_THE_NAME = _layer("(self.weight, self.bias), self.name", "cls(*children, None)")
 
 # Still goes through the jitted _doubled (so its traces count as the tests expect), but
 # hands back a layer built by hand instead of the one tree_unflatten rebuilt.
