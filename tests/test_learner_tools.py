@@ -304,7 +304,7 @@ def test_hint_of_an_unknown_function_exits_2_naming_it(progress_env):
 def _checked_entries(env: dict[str, str]) -> dict[str, set[str]]:
     """Each of the learner's own compile caches, with the compiled entries it holds."""
     root = Path(env["XDG_CACHE_HOME"]) / "pytrees-hands-on" / "checked"
-    return {f.name: {p.name for p in f.glob("*-cache")} for f in root.iterdir()}
+    return {f.name: {p.name for p in f.glob("*/*-cache")} for f in root.iterdir()}
 
 
 @pytest.mark.parametrize("sandbox", ["bubblewrap", "--no-sandbox"])
