@@ -526,7 +526,13 @@ def test_what_a_worker_left_in_memory_and_locked_folders_is_gone_for_the_next(ru
         " if not n.startswith('pytrees-worker-')]]"
     )
     left_in_shm, same_zygote, left_in_tmp = second.call("look", (), {})
-    assert (left_in_shm, left_in_tmp) == ([], [])
+    # a clone under /tmp has the way to Python and the grader there, bound from the host
+    on_the_way = {
+        Path(path).relative_to("/tmp").parts[0]
+        for path in bubblewrap.bound_paths()
+        if path.startswith("/tmp/")
+    }
+    assert (left_in_shm, set(left_in_tmp)) == ([], on_the_way)
     assert same_zygote == zygote  # proven clean, so the zygote was kept
 
 
@@ -547,3 +553,21 @@ def test_a_grader_removes_the_scratch_folders_that_killed_graders_left(monkeypat
         assert not left.exists() and own.exists()
     finally:
         shutil.rmtree(own, ignore_errors=True)
+
+
+def test_emptying_a_writable_folder_keeps_only_the_way_to_what_is_bound_there(tmp_path):
+    from autograder.execute.zygote import _emptied
+
+    bound = tmp_path / "clone" / ".venv"
+    bound.mkdir(parents=True)
+    (bound / "kept.py").write_text("")
+    (tmp_path / "clone" / "planted.py").write_text("")
+    (tmp_path / "locked" / "inside").mkdir(parents=True)
+    (tmp_path / "locked").chmod(0)
+    (tmp_path / "left.txt").write_text("")
+    assert _emptied(str(tmp_path), (str(bound),))
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "clone",
+        "clone/.venv",
+        "clone/.venv/kept.py",
+    ]

@@ -45,6 +45,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from autograder.isolate import bubblewrap
+
 PR_SET_DUMPABLE = 4
 MAX_CONTROL_MESSAGE = 4096
 
@@ -196,11 +198,15 @@ def _reap_all(until_none_left: bool, seconds: float = 5.0) -> None:
         time.sleep(0.002)
 
 
-def _emptied(folder: str) -> bool:
-    """Remove everything in ``folder``; whether it is then empty.
+def _emptied(folder: str, keep: tuple[str, ...]) -> bool:
+    """Remove everything in ``folder`` but the way to each path of ``keep``; whether only
+    that way is left.
 
-    A worker runs as the zygote's user, so whatever it made, the zygote may
-    delete; a folder it locked (mode 000) is opened again first.
+    ``keep`` holds folders bound from the host (a clone under ``/tmp`` puts Python and
+    the grader there): they are never entered, and the folders bubblewrap made on the
+    way to them are emptied of anything else. A worker runs as the zygote's user, so
+    whatever it made, the zygote may delete; a folder it locked (mode 000) is opened
+    again first.
     """
 
     def unlock_and_retry(function: Any, path: str, _error: Any) -> None:
@@ -212,31 +218,35 @@ def _emptied(folder: str) -> bool:
             else:
                 os.unlink(path)
 
+    def kept(path: str) -> bool:
+        return any(k == path or k.startswith(path + os.sep) for k in keep)
+
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return False
     for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
+        if entry.path in keep:
+            continue
+        if kept(entry.path):
+            if not entry.is_dir(follow_symlinks=False) or not _emptied(entry.path, keep):
+                return False
+        elif entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, onerror=unlock_and_retry)
         else:
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
     try:
-        return not os.listdir(folder)
+        return all(kept(os.path.join(folder, name)) for name in os.listdir(folder))
     except OSError:
         return False
 
 
-SANDBOX_WRITABLE = ("/tmp", "/dev/shm")
-"""The only folders a worker can write to in its sandbox (:mod:`autograder.isolate.bubblewrap`)."""
-
-
-def _clean_after_worker(in_pid_namespace: bool, shares_memory: bool) -> bool:
+def _clean_after_worker(in_pid_namespace: bool, shares_memory: bool, keep: tuple[str, ...]) -> bool:
     """Empty what a worker could write; whether the sandbox is proven as a new one."""
     if not in_pid_namespace:
         return True
-    emptied = [_emptied(folder) for folder in SANDBOX_WRITABLE]
+    emptied = [_emptied(folder, keep) for folder in bubblewrap.WRITABLE]
     return all(emptied) and _only_process_left() and not shares_memory
 
 
@@ -253,6 +263,7 @@ def main(argv: list[str]) -> int:
     _non_dumpable()
     _preload(argv[2:])
     shares_memory = _shares_writable_memory()
+    keep = (*bubblewrap.bound_paths(), *_store_folder(argv[2:]))
     _reply(control, {"ready": True})
     while True:
         try:
@@ -275,7 +286,7 @@ def main(argv: list[str]) -> int:
                 os.close(fd)
             wait = float(request.get("wait", 0))
             code = _end(int(request["pid"]), wait, in_pid_namespace)
-            clean = _clean_after_worker(in_pid_namespace, shares_memory)
+            clean = _clean_after_worker(in_pid_namespace, shares_memory, keep)
             _reply(control, {"returncode": code, "clean": clean})
         else:
             for fd in fds:

@@ -41,6 +41,8 @@ SANDBOX_UID = SANDBOX_GID = 65534
 
 SCRATCH_ROOT = "/tmp"
 """Where workers' scratch folders are made inside the sandbox."""
+WRITABLE = (SCRATCH_ROOT, "/dev/shm")
+"""The sandbox's only writable folders: memory file systems of a fixed size."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ def command(
     words += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
     words += ["--dev", "/dev"]
     size = str(tmpfs_bytes(memory_bytes))
-    for folder in (SCRATCH_ROOT, "/dev/shm"):
+    for folder in WRITABLE:
         words += ["--perms", "1777", "--size", size, "--tmpfs", folder]
     words += ["--remount-ro", "/dev"]
     made: set[str] = set()
@@ -125,7 +127,7 @@ def command(
             words += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             words += ["--ro-bind", top, top]
-    for path in sorted({sys.base_prefix, sys.prefix, str(PACKAGE_DIR)}):
+    for path in bound_paths():
         words += _parents(path, made) + ["--ro-bind", path, path]
     if store is not None:
         words += _parents(STORE_MOUNT, made)
@@ -143,6 +145,15 @@ def command(
             "--bounding-set=-all", "--inh-caps=-all", "--",
         ]  # fmt: skip
     return Command(words, fds)
+
+
+def bound_paths() -> list[str]:
+    """The folders of the host bound at the same path into the sandbox: Python and the grader.
+
+    Inside the sandbox they are the same, so the zygote can ask too: where one lies in a
+    writable folder (a clone under ``/tmp``), the way to it is not the worker's to remove.
+    """
+    return sorted({sys.base_prefix, sys.prefix, str(PACKAGE_DIR)})
 
 
 def _parents(path: str, made: set[str]) -> list[str]:
