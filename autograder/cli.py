@@ -57,6 +57,9 @@ from autograder.report.text import clean, points
 from autograder.store import folder as store
 from autograder.store.folder import CompileStore
 
+EXIT_NOT_ISOLATED = 3
+"""grade's exit code when it refuses to run learner code as root without bubblewrap."""
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser(instructor=SOLUTIONS.is_dir())
@@ -295,12 +298,14 @@ def _grade(args: argparse.Namespace) -> int:
     walls = isolation(sandbox=True)
     sandboxed = walls == BUBBLEWRAP
     if walls == NOT_ISOLATED and not args.allow_unsandboxed:
-        raise UnusableInput(
-            "grading runs as root and bubblewrap cannot run here, so learner code would run "
-            "as root with nothing around it: install bubblewrap (Debian's bubblewrap), grade "
-            "as another user, or pass --allow-unsandboxed to grade with every result marked "
-            "as not isolated"
+        print(
+            "error: grading runs as root and bubblewrap cannot run here, so learner code would "
+            "run as root with nothing around it: install bubblewrap (Debian's bubblewrap), "
+            "grade as another user, or pass --allow-unsandboxed to grade with every result "
+            "marked as not isolated",
+            file=sys.stderr,
         )
+        return EXIT_NOT_ISOLATED
     if not sandboxed:
         print(
             "note: bubblewrap is not available, so workers run as limited processes "

@@ -171,7 +171,7 @@ NO_BUBBLEWRAP = {**os.environ, "PATH": "/nonexistent"}
 @as_root
 def test_as_root_without_bubblewrap_grading_refuses(tmp_path):
     done = run_cli("grade", EXERCISES / "leaves", "--json", tmp_path / "r.json", env=NO_BUBBLEWRAP)
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert "--allow-unsandboxed" in done.stderr and "as root" in done.stderr
     assert not (tmp_path / "r.json").exists()
 

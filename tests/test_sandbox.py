@@ -571,3 +571,24 @@ def test_emptying_a_writable_folder_keeps_only_the_way_to_what_is_bound_there(tm
         "clone/.venv",
         "clone/.venv/kept.py",
     ]
+
+
+@needs_bubblewrap
+def test_what_a_worker_changed_of_its_zygote_does_not_reach_the_next_worker(run_cells):
+    first = run_cells(
+        "import os, resource\n"
+        "def change_the_zygote():\n"
+        "    resource.prlimit(1, resource.RLIMIT_NOFILE, (64, 64))\n"
+        "    os.setpriority(os.PRIO_PROCESS, 1, 19)\n"
+        "    return resource.prlimit(1, resource.RLIMIT_NOFILE)"
+    )
+    assert list(first.call("change_the_zygote", (), {})) == [64, 64]
+    first.close()
+    second = run_cells(
+        "import os, resource\n"
+        "def inherited():\n"
+        "    limit = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "    return [limit, os.getpriority(os.PRIO_PROCESS, 0)]"
+    )
+    limit, priority = second.call("inherited", (), {})
+    assert list(limit) != [64, 64] and priority != 19

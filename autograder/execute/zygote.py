@@ -17,11 +17,12 @@ control socket it answers:
   signal, None when it had to be killed).
 
 ``clean`` is the proof that the next worker, another learner's, finds nothing of
-this one: under bubblewrap the rest of the sandbox is read-only, SysV IPC and
-message queues are refused (:mod:`autograder.isolate.seccomp`), and the zygote
-holds no writable memory shared with its children; so it answers true only
-when, as pid 1, it has seen every other process gone and both folders empty.
-Without bubblewrap it answers true: there is no sandbox to prove anything of.
+this one (:class:`Proof`): under bubblewrap the rest of the sandbox is read-only,
+SysV IPC, message queues and keyrings are refused (:mod:`autograder.isolate.seccomp`),
+and the zygote holds no writable memory shared with its children; so it answers
+true only when, as pid 1, it has seen every other process gone, both writable
+folders empty, and its own limits, priority and scheduling as they were at its
+start. Without bubblewrap it answers true: there is no sandbox to prove anything of.
 
 The zygote makes itself non-dumpable, so a worker (same user, no capabilities
 under bubblewrap) can neither trace it nor read or write its memory. Under
@@ -242,12 +243,51 @@ def _emptied(folder: str, keep: tuple[str, ...]) -> bool:
         return False
 
 
-def _clean_after_worker(in_pid_namespace: bool, shares_memory: bool, keep: tuple[str, ...]) -> bool:
-    """Empty what a worker could write; whether the sandbox is proven as a new one."""
-    if not in_pid_namespace:
-        return True
-    emptied = [_emptied(folder, keep) for folder in bubblewrap.WRITABLE]
-    return all(emptied) and _only_process_left() and not shares_memory
+class Proof:
+    """What proves this zygote's sandbox as new after a worker: the facts at its start.
+
+    A worker runs as the zygote's user, so beyond the writable folders it can change
+    what the next worker inherits from pid 1: its resource limits, priority and CPU
+    scheduling (``prlimit``, ``setpriority``, ``sched_setaffinity`` on pid 1). Without
+    the seccomp filter, SysV IPC, message queues and keyrings could hold state too,
+    so then no worker's sandbox is proven clean.
+    """
+
+    def __init__(self, keep: tuple[str, ...]) -> None:
+        self.keep = keep
+        self.filtered = _seccomp_filtered()
+        self.shares_memory = _shares_writable_memory()
+        self.settings = _inherited_settings()
+
+    def clean_after_worker(self) -> bool:
+        """Empty what a worker could write; whether the sandbox is as it was at the start."""
+        if not _only_process_left():
+            return False
+        emptied = [_emptied(folder, self.keep) for folder in bubblewrap.WRITABLE]
+        return (
+            all(emptied)
+            and _only_process_left()
+            and self.filtered
+            and not self.shares_memory
+            and _inherited_settings() == self.settings
+        )
+
+
+def _inherited_settings() -> tuple[object, ...]:
+    """This process's resource limits, priority and scheduling, which a fork inherits."""
+    limits = tuple(
+        resource.getrlimit(getattr(resource, name))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    )
+    scheduling = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+    return limits, os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)), scheduling
+
+
+def _seccomp_filtered() -> bool:
+    """Whether a seccomp filter applies to this process (and so to every worker it forks)."""
+    with open("/proc/self/status") as status:
+        return any(line.split() == ["Seccomp:", "2"] for line in status)
 
 
 def _shares_writable_memory() -> bool:
@@ -261,9 +301,11 @@ def main(argv: list[str]) -> int:
     # Under bubblewrap the zygote is pid 1 of its own namespace (never so on a host).
     in_pid_namespace = "--pid-namespace" in argv[2:] and os.getpid() == 1
     _non_dumpable()
+    # a worker may signal pid 1 (same user): an interrupt must not end the zygote
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _preload(argv[2:])
-    shares_memory = _shares_writable_memory()
     keep = (*bubblewrap.bound_paths(), *_store_folder(argv[2:]))
+    proof = Proof(keep) if in_pid_namespace else None
     _reply(control, {"ready": True})
     while True:
         try:
@@ -286,7 +328,8 @@ def main(argv: list[str]) -> int:
                 os.close(fd)
             wait = float(request.get("wait", 0))
             code = _end(int(request["pid"]), wait, in_pid_namespace)
-            clean = _clean_after_worker(in_pid_namespace, shares_memory, keep)
+            # without bubblewrap there is no sandbox to prove anything of
+            clean = proof.clean_after_worker() if proof else True
             _reply(control, {"returncode": code, "clean": clean})
         else:
             for fd in fds:

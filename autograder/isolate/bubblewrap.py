@@ -55,15 +55,26 @@ class Command:
 
 @functools.cache
 def bubblewrap() -> str | None:
-    """The path of a working ``bwrap``, or None when it is missing or cannot run here."""
+    """The path of a ``bwrap`` that can start a worker's sandbox here, or None.
+
+    Tried with the very words a zygote is started with, so an old bubblewrap (without
+    ``--size`` or ``--disable-userns``), a setuid one, or a missing ``setpriv`` counts
+    as none: workers then run as plain processes, and the report says so.
+    """
     path = shutil.which("bwrap")
     if path is None:
         return None
-    probe = [path, "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"]
+    probe = _command(path, 2**30)
     try:
-        ok = subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+        done = subprocess.run(
+            [*probe.words, "/bin/true"], pass_fds=probe.pass_fds, capture_output=True, timeout=10
+        )
+        ok = done.returncode == 0
     except (OSError, subprocess.SubprocessError):
         ok = False
+    finally:
+        for fd in probe.pass_fds:
+            os.close(fd)
     return path if ok else None
 
 
@@ -103,8 +114,12 @@ def command(
     (as root, a writable store must belong to ``SANDBOX_UID``: see :func:`hand_over`).
     """
     bwrap = bubblewrap() if sandbox else None
-    if bwrap is None:
-        return None
+    return None if bwrap is None else _command(bwrap, memory_bytes, store, writable)
+
+
+def _command(
+    bwrap: str, memory_bytes: int, store: Path | None = None, writable: bool = False
+) -> Command:
     words = [bwrap, "--die-with-parent", "--new-session", "--as-pid-1"]
     words += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
     words += ["--unshare-cgroup-try"]

@@ -31,7 +31,7 @@ REFUSED = (
     "io_uring_register", "keyctl", "add_key", "request_key", "open_by_handle_at",
     "name_to_handle_at", "lookup_dcookie", "fanotify_init", "syslog", "vhangup", "acct",
     "quotactl", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
-    "init_module", "finit_module", "delete_module",
+    "init_module", "finit_module", "delete_module", "ioprio_set",
     # state that outlives a worker in the sandbox's IPC namespace
     "shmget", "msgget", "semget", "mq_open",
 )  # fmt: skip
@@ -52,7 +52,7 @@ def _compiled() -> bytes | None:
     """The filter as BPF, or None where libseccomp cannot be loaded (not Linux, or missing)."""
     try:
         import pyseccomp as seccomp
-    except (ImportError, OSError):
+    except Exception:  # noqa: BLE001 - not installed, or libseccomp missing (RuntimeError)
         return None
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     for name in REFUSED:

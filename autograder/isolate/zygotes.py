@@ -80,20 +80,23 @@ class Zygote:
     ) -> None:
         self.owner = os.getpid()
         self.cap = ProcessCap(processes)
-        sandboxed = bubblewrap.command(
-            sandbox, memory_bytes, store and Path(store.folder), bool(store and store.writable)
-        )
-        self.sandboxed = sandboxed is not None
-        # Without bubblewrap, workers' scratch folders are made on the host, below this one;
-        # with it, inside the sandbox's own /tmp, which no other sandbox sees.
-        self.scratch = None if self.sandboxed else Path(tempfile.mkdtemp(prefix=_scratch_prefix()))
-        if not self.sandboxed and not (store and store.own):
-            store = None  # a store is shared only where bubblewrap makes it read-only
-        if self.sandboxed and store and store.writable:
-            bubblewrap.hand_over(Path(store.folder))
+        self.scratch: Path | None = None
         self.control, theirs = socket.socketpair()
         self._counter = itertools.count()
+        sandboxed = None
         try:
+            sandboxed = bubblewrap.command(
+                sandbox, memory_bytes, store and Path(store.folder), bool(store and store.writable)
+            )
+            self.sandboxed = sandboxed is not None
+            # Without bubblewrap, workers' scratch folders are made on the host, below this
+            # one; with it, inside the sandbox's own /tmp, which no other sandbox sees.
+            if not self.sandboxed:
+                self.scratch = Path(tempfile.mkdtemp(prefix=_scratch_prefix()))
+            if not self.sandboxed and not (store and store.own):
+                store = None  # a store is shared only where bubblewrap makes it read-only
+            if self.sandboxed and store and store.writable:
+                bubblewrap.hand_over(Path(store.folder))
             self.process = subprocess.Popen(
                 [
                     *(sandboxed.words if sandboxed else []),
@@ -115,6 +118,12 @@ class Zygote:
                 start_new_session=True,
                 preexec_fn=self._enter_limits,
             )
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.control.close()
+            self.cap.close()
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
+            raise ZygoteFailed(f"the zygote could not be started: {exc}") from None
         finally:
             theirs.close()
             for fd in sandboxed.pass_fds if sandboxed else ():
