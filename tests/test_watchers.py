@@ -260,3 +260,14 @@ def test_watch_calls_refuses_to_answer_when_the_profile_hook_is_removed(notebook
     with pytest.raises(WatcherError, match="profile hook"):
         watch_calls(notebook["unwatched"], ([1],), apis=["jax.tree.leaves"])
     assert sys.getprofile() is None
+
+
+def test_a_call_record_naming_an_api_the_test_did_not_ask_about_never_reaches_the_test():
+    from autograder.grade.plugin import RemoteWatcher
+
+    class Worker:
+        def watch(self, name, args, kwargs):
+            return [{"api": "LEAK {'hidden': 1}", "arguments": {}}, {"api": "jax.vmap"}]
+
+    watched = RemoteWatcher(Worker(), "watch_calls")
+    assert watched(len, ([1],), apis=["jax.vmap"]) == [{"api": "jax.vmap"}]
