@@ -261,12 +261,11 @@ class Proof:
 
     def clean_after_worker(self) -> bool:
         """Empty what a worker could write; whether the sandbox is as it was at the start."""
-        if not _only_process_left():
+        if not _only_process_left():  # one still running could write while we empty
             return False
         emptied = [_emptied(folder, self.keep) for folder in bubblewrap.WRITABLE]
         return (
             all(emptied)
-            and _only_process_left()
             and self.filtered
             and not self.shares_memory
             and _inherited_settings() == self.settings
