@@ -50,6 +50,15 @@ def test_container_types_and_order_change_the_key():
     assert fingerprint("f", [{"a": 1, "b": 2}]) == fingerprint("f", [{"b": 2, "a": 1}])
 
 
+def test_typed_prng_keys_are_described_by_their_implementation_and_data():
+    import jax
+
+    key = jax.random.key(1)
+    assert canonical(key) == canonical(jax.random.wrap_key_data(jax.random.key_data(key)))
+    assert canonical(key) != canonical(jax.random.key(2))
+    assert canonical(key) != canonical(jax.random.key_data(key))
+
+
 def test_the_function_label_is_part_of_the_key():
     assert fingerprint("leaves/f", [1]) != fingerprint("leaves/g", [1])
 

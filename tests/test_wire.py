@@ -68,6 +68,22 @@ def test_jax_arrays_arrive_as_numpy_for_the_grader_and_as_jax_for_the_worker():
     assert isinstance(roundtrip(value, jax_arrays=True), jax.Array)
 
 
+def test_typed_prng_keys_arrive_as_keys_of_the_same_implementation_on_both_sides():
+    keys = {"one": jax.random.key(3), "split": jax.random.split(jax.random.key(1, impl="rbg"), 2)}
+    for jax_arrays in (False, True):
+        out = roundtrip(keys, jax_arrays=jax_arrays)
+        for name, key in keys.items():
+            assert jax.random.key_impl(out[name]) == jax.random.key_impl(key)
+            assert (jax.random.key_data(out[name]) == jax.random.key_data(key)).all()
+
+
+def test_a_key_of_an_unknown_implementation_is_refused():
+    raw = wire.encode(jax.random.key(0))
+    raw["impl"] = "os.system"
+    with pytest.raises(wire.WireError, match="unknown PRNG key implementation"):
+        wire.decode(raw)
+
+
 def test_numpy_scalars_stay_numpy_scalars():
     out = roundtrip(np.float32(2.5))
     assert isinstance(out, np.float32) and out == 2.5

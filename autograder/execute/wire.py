@@ -17,6 +17,8 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$range``         ``[start, stop, step]``
 ``$array``         base64 ``.npy`` bytes; ``jax`` says whether it was a JAX array
 ``$scalar``        a NumPy scalar, as a 0-d ``$array``
+``$keys``          a JAX array of typed PRNG keys: its ``jax.random.key_data`` as
+                   ``.npy`` bytes and ``impl``, the name of its implementation
 ``$float``         ``"nan"``, ``"inf"`` or ``"-inf"``
 ``$complex``       ``[real, imag]``
 ``$bytes``         base64
@@ -132,6 +134,10 @@ def encode(value: Any, depth: int = 0) -> Any:
     if isinstance(value, np.ndarray):
         return {"$array": _npy(value), "jax": False}
     if _is_jax_array(value):
+        if _is_key_array(value):
+            jax = sys.modules["jax"]
+            impl = str(jax.random.key_impl(value))
+            return {"$keys": _npy(np.asarray(jax.random.key_data(value))), "impl": impl}
         return {"$array": _npy(np.asarray(value)), "jax": True}
     node = _custom_node(value)
     if node is not None:
@@ -173,6 +179,15 @@ def _npy(array: np.ndarray) -> str:
 def _is_jax_array(value: Any) -> bool:
     jax = sys.modules.get("jax")
     return jax is not None and isinstance(value, jax.Array)
+
+
+def _is_key_array(value: Any) -> bool:
+    jax = sys.modules["jax"]
+    return jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key)
+
+
+# The implementations a ``$keys`` value may name (``jax.random.key_impl``'s names).
+KEY_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg")
 
 
 def _custom_node(value: Any) -> tuple[list[Any], Any] | None:
@@ -307,6 +322,14 @@ class _Decoder:
 
                         return jnp.asarray(array)
                     return array
+                case "$keys":
+                    # Typed keys have no NumPy form: they arrive as keys on both sides.
+                    impl = str(raw["impl"])
+                    if impl not in KEY_IMPLS:
+                        raise WireError(f"unknown PRNG key implementation {impl!r} in message")
+                    import jax
+
+                    return jax.random.wrap_key_data(_load_npy(body), impl=impl)
                 case "$node":
                     self.named(("$node", str(body)))
                     aux_raw = raw["aux"]
