@@ -5,6 +5,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 from flax import nnx
 
@@ -178,6 +179,13 @@ def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     here = explain(type(error).__name__, str(error), chapter="checkpoints")
     assert here.section == "Checkpoints → Restoring into a template"
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
+
+
+def test_key_data_of_another_implementation_points_to_prng_keys_in_checkpoints():
+    for data in (np.zeros(4, np.uint32), np.zeros(2, np.int32)):
+        error = _raised(lambda data=data: jax.random.wrap_key_data(data))
+        pointer = explain(type(error).__name__, str(error))
+        assert pointer.section == "Checkpoints → PRNG keys in a checkpoint"
 
 
 def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():

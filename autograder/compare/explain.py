@@ -139,6 +139,16 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"invalid PRNG key data",
+        Pointer(
+            "key data that does not fit the implementation it was wrapped with: a key's "
+            "data is uint32 with a trailing axis whose length depends on the implementation "
+            "(jax.random.key_impl of the template's key), so compare it with the template "
+            "key's key_data before wrapping",
+            "Checkpoints → PRNG keys in a checkpoint",
+        ),
+    ),
+    (
         r"^FrozenInstanceError: cannot assign to field",
         Pointer(
             "an assignment to a frozen module's field: an Equinox module is an immutable "

@@ -4,71 +4,167 @@ Each case's ``source`` replaces the function's whole solution cell; it must lose
 function's points, and a failing test's message must contain ``teaches``.
 """
 
-SAVE = "Reread Checkpoints → Saving by path"
 TEMPLATE = "Reread Checkpoints → Restoring into a template"
 LEAF_ORDER = "Reread Checkpoints → Why not a list of leaves"
 RENAMES = "Reread Checkpoints → Renamed and added fields"
 DTYPES = "Reread Checkpoints → Dtypes on disk"
 MIGRATION = "Reread Checkpoints → Migrating an old checkpoint"
+KEYS = "Reread Checkpoints → PRNG keys in a checkpoint"
 
 CASES = [
     {
-        "function": "to_flat",
-        "misconception": "the path's own repr is as good a name as keystr's",
-        "teaches": SAVE,
+        "function": "wrap_keys",
+        "misconception": "uint32 data shaped like a key's is a key",
+        "teaches": KEYS,
         "source": """
-def to_flat(tree):
-    return {str(path): np.asarray(leaf) for path, leaf in jax.tree.leaves_with_path(tree)}
+def wrap_keys(flat, template):
+    out = {}
+    for name, array in flat.items():
+        array = np.asarray(array)
+        if array.dtype == np.uint32 and array.shape[-1:] in ((2,), (4,)):
+            impl = "threefry2x32" if array.shape[-1] == 2 else "rbg"
+            out[name] = jax.random.wrap_key_data(array, impl=impl)
+        else:
+            out[name] = array
+    return out
 """,
     },
     {
-        "function": "to_flat",
-        "misconception": "a walk over dicts, lists and tuples finds every leaf and its name",
-        "teaches": SAVE,
+        "function": "wrap_keys",
+        "misconception": "the data is the whole key; JAX's default implementation rebuilds it",
+        "teaches": KEYS,
         "source": """
-def to_flat(tree, prefix=""):
-    if tree is None:
-        return {}
-    if isinstance(tree, dict):
-        items = [(f"[{key!r}]", child) for key, child in tree.items()]
-    elif isinstance(tree, (list, tuple)):
-        items = [(f"[{i}]", child) for i, child in enumerate(tree)]
-    else:
-        return {prefix: np.asarray(tree)}
-    flat = {}
-    for name, child in items:
-        flat.update(to_flat(child, prefix + name))
-    return flat
+def wrap_keys(flat, template):
+    out = dict(flat)
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            data = np.asarray(flat[name])
+            if data.dtype != np.uint32 or data.shape[:-1] != leaf.shape:
+                raise ValueError(f"bad key data at {name}")
+            out[name] = jax.random.wrap_key_data(data)
+    return out
 """,
     },
     {
-        "function": "to_flat",
-        "misconception": "the position of a leaf names it well enough, as np.savez(*leaves) does",
-        "teaches": SAVE,
+        "function": "wrap_keys",
+        "misconception": "a key's dtype is the dtype of jax.random.key(0)",
+        "teaches": KEYS,
         "source": """
-def to_flat(tree):
-    return {f"arr_{i}": np.asarray(leaf) for i, leaf in enumerate(jax.tree.leaves(tree))}
+KEY_DTYPE = jax.random.key(0).dtype
+
+
+def wrap_keys(flat, template):
+    out = dict(flat)
+    wrong = []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and leaf.dtype == KEY_DTYPE:
+            data = np.asarray(flat[name])
+            if data.shape != jax.random.key_data(leaf).shape or data.dtype != np.uint32:
+                wrong.append(name)
+            else:
+                out[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    if wrong:
+        raise ValueError(f"bad key data at {wrong}")
+    return out
 """,
     },
     {
-        "function": "to_flat",
-        "misconception": "jnp.asarray keeps the leaf's dtype like np.asarray",
-        "teaches": DTYPES,
+        "function": "wrap_keys",
+        "misconception": "wrap_key_data checks the data against the template's key",
+        "teaches": KEYS,
         "source": """
-def to_flat(tree):
-    return {keystr(path): jnp.asarray(leaf) for path, leaf in jax.tree.leaves_with_path(tree)}
+def wrap_keys(flat, template):
+    out = dict(flat)
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            try:
+                out[name] = jax.random.wrap_key_data(flat[name], impl=jax.random.key_impl(leaf))
+            except TypeError as error:
+                raise ValueError(f"{name}: {error}") from None
+    return out
 """,
     },
     {
-        "function": "to_flat",
-        "misconception": "any readable spelling of the path will do, such as a/b/0",
-        "teaches": SAVE,
+        "function": "wrap_keys",
+        "misconception": "the first bad key is enough to report",
+        "teaches": KEYS,
         "source": """
-def to_flat(tree):
-    return {
-        keystr(path, simple=True, separator="/"): np.asarray(leaf)
-        for path, leaf in jax.tree.leaves_with_path(tree)
-    }
+def wrap_keys(flat, template):
+    out = dict(flat)
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+            if data.shape != want.shape or data.dtype != want.dtype:
+                raise ValueError(f"key data that does not fit at {name}")
+            out[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    return out
+""",
+    },
+    {
+        "function": "wrap_keys",
+        "misconception": "every key of the template must be in the file, or it is an error here",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    out = dict(flat)
+    wrong = []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            continue
+        data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+        if data.shape != want.shape or data.dtype != want.dtype:
+            wrong.append(name)
+        else:
+            out[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    if wrong:
+        raise ValueError(f"bad key data at {wrong}")
+    return out
+""",
+    },
+    {
+        "function": "wrap_keys",
+        "misconception": "only the keys need returning; the rest is in the file anyway",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    out, wrong = {}, []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+            if data.shape != want.shape or data.dtype != want.dtype:
+                wrong.append(name)
+            else:
+                out[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    if wrong:
+        raise ValueError(f"bad key data at {wrong}")
+    return out
+""",
+    },
+    {
+        "function": "wrap_keys",
+        "misconception": "everything read from a file goes to the device as a JAX array",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    out = {name: jnp.asarray(array) for name, array in flat.items()}
+    wrong = []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name in flat and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+            if data.shape != want.shape or data.dtype != want.dtype:
+                wrong.append(name)
+            else:
+                out[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    if wrong:
+        raise ValueError(f"bad key data at {wrong}")
+    return out
 """,
     },
     {
@@ -294,6 +390,101 @@ def migrate(flat, renames, template):
 def migrate(flat, renames, template):
     moved = {renames.get(name, name): array for name, array in flat.items()}
     return jax.tree.map_with_path(lambda path, leaf: moved.get(keystr(path), leaf), template)
+""",
+    },
+    {
+        "function": "restore",
+        "misconception": "jnp.asarray puts each restored array on the device with its dtype",
+        "teaches": DTYPES,
+        "source": """
+def restore(flat, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    wrong = [
+        name
+        for name in wanted.keys() & flat.keys()
+        if np.shape(flat[name]) != np.shape(wanted[name]) or np.asarray(flat[name]).dtype != wanted[name].dtype
+    ]
+    if wrong or wanted.keys() != flat.keys():
+        raise ValueError(
+            f"missing {sorted(wanted.keys() - flat.keys())}, unexpected {sorted(flat.keys() - wanted.keys())}, "
+            f"wrong {sorted(wrong)}"
+        )
+    return jax.tree.map_with_path(lambda path, _: jnp.asarray(flat[keystr(path)]), template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "a rename that lands on a taken path simply replaces it",
+        "teaches": MIGRATION,
+        "source": """
+def migrate(flat, renames, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved = {renames.get(name, name): array for name, array in flat.items()}
+    filled = {**wanted, **moved}
+    wrong = sorted(
+        name
+        for name, array in filled.items()
+        if name not in wanted
+        or np.shape(array) != np.shape(wanted[name])
+        or np.asarray(array).dtype != wanted[name].dtype
+    )
+    if wrong:
+        raise ValueError(f"cannot migrate: {wrong}")
+    return jax.tree.map_with_path(lambda path, _: np.asarray(filled[keystr(path)]), template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "renames apply one after the other, each on the result of the last",
+        "teaches": MIGRATION,
+        "source": """
+def migrate(flat, renames, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved = dict(flat)
+    for old, new in renames.items():
+        if old in moved:
+            if new in moved:
+                raise ValueError(f"{new} is taken")
+            moved[new] = moved.pop(old)
+    filled = {**wanted, **moved}
+    wrong = sorted(
+        name
+        for name, array in filled.items()
+        if name not in wanted
+        or np.shape(array) != np.shape(wanted[name])
+        or np.asarray(array).dtype != wanted[name].dtype
+    )
+    if wrong:
+        raise ValueError(f"cannot migrate: {wrong}")
+    return jax.tree.map_with_path(lambda path, _: np.asarray(filled[keystr(path)]), template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "init values go to the device as JAX arrays like the rest of the model",
+        "teaches": DTYPES,
+        "source": """
+def migrate(flat, renames, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved, clashes = {}, set()
+    for name, array in flat.items():
+        new_name = renames.get(name, name)
+        if new_name in moved:
+            clashes.add(new_name)
+        moved[new_name] = array
+    if clashes:
+        raise ValueError(f"two old paths land on {sorted(clashes)}")
+    filled = {**wanted, **moved}
+    wrong = sorted(
+        name
+        for name, array in filled.items()
+        if name not in wanted
+        or np.shape(array) != np.shape(wanted[name])
+        or np.asarray(array).dtype != wanted[name].dtype
+    )
+    if wrong:
+        raise ValueError(f"cannot migrate: {wrong}")
+    return jax.tree.map_with_path(lambda path, _: jnp.asarray(filled[keystr(path)]), template)
 """,
     },
 ]
