@@ -487,4 +487,54 @@ def migrate(flat, renames, template):
     return jax.tree.map_with_path(lambda path, _: jnp.asarray(filled[keystr(path)]), template)
 """,
     },
+    {
+        "function": "restore",
+        "misconception": "paths come first; shapes and dtypes can wait for the next attempt",
+        "teaches": RENAMES,
+        "source": """
+def restore(flat, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    missing = sorted(wanted.keys() - flat.keys())
+    unexpected = sorted(flat.keys() - wanted.keys())
+    if missing or unexpected:
+        raise ValueError(f"missing {missing}, unexpected {unexpected}")
+    wrong = sorted(
+        name
+        for name, leaf in wanted.items()
+        if np.shape(flat[name]) != np.shape(leaf) or np.asarray(flat[name]).dtype != leaf.dtype
+    )
+    if wrong:
+        raise ValueError(f"wrong shape or dtype at {wrong}")
+    return jax.tree.map_with_path(lambda path, _: flat[keystr(path)], template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "every rename claims its new path, whether or not the old file has the old one",
+        "teaches": MIGRATION,
+        "source": """
+def migrate(flat, renames, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    taken = [new for old, new in renames.items() if new in flat and new not in renames]
+    moved = {}
+    for name, array in flat.items():
+        new_name = renames.get(name, name)
+        if new_name in moved:
+            taken.append(new_name)
+        moved[new_name] = array
+    if taken:
+        raise ValueError(f"taken: {sorted(set(taken))}")
+    filled = {**wanted, **moved}
+    wrong = sorted(
+        name
+        for name, array in filled.items()
+        if name not in wanted
+        or np.shape(array) != np.shape(wanted[name])
+        or np.asarray(array).dtype != wanted[name].dtype
+    )
+    if wrong:
+        raise ValueError(f"cannot migrate: {wrong}")
+    return jax.tree.map_with_path(lambda path, _: np.asarray(filled[keystr(path)]), template)
+""",
+    },
 ]
