@@ -132,6 +132,26 @@ jax.tree_util.register_pytree_with_keys(
         + PATHS,
     },
     {
+        "function": "linear_paths",
+        "misconception": "the unflatten function may take the children in any order",
+        "teaches": KEYED,
+        "source": """
+class Linear:
+    def __init__(self, weight, bias):
+        self.weight = weight
+        self.bias = bias
+
+jax.tree_util.register_pytree_with_keys(
+    Linear,
+    lambda l: (((GetAttrKey("weight"), l.weight), (GetAttrKey("bias"), l.bias)), None),
+    lambda aux, ch: Linear(ch[1], ch[0]),
+)
+
+def linear_paths(weight, bias):
+    return [keystr(p) for p, _ in jax.tree.leaves_with_path(Linear(weight, bias))]
+""",
+    },
+    {
         "function": "transpose_trees",
         "misconception": "a recursion over lists, tuples and dicts transposes as JAX does",
         "teaches": TRANSPOSE,
@@ -194,6 +214,15 @@ def transpose_trees(trees):
         "source": """
 def transpose_trees(trees):
     return jax.tree.map(lambda *leaves: list(leaves), *trees)
+""",
+    },
+    {
+        "function": "transpose_trees",
+        "misconception": "the outer treedef is the structure of the list itself",
+        "teaches": TRANSPOSE,
+        "source": """
+def transpose_trees(trees):
+    return jax.tree.transpose(jax.tree.structure(list(trees)), None, trees)
 """,
     },
     {
@@ -409,6 +438,85 @@ def clip_by_group(grads, groups, max_norms):
 """,
     },
     {
+        "function": "clip_by_group",
+        "misconception": "a subtree outside every group comes back as None",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return None
+        limit = next(limits)
+        norm = float(jnp.sqrt(sum(jnp.sum(jnp.asarray(x, jnp.float32) ** 2) for x in jax.tree.leaves(part))))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: (x * (limit / norm)).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a group's norm is the sum of its leaves' norms",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = float(sum(jnp.linalg.norm(jnp.ravel(x)) for x in jax.tree.leaves(part)))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: (x * (limit / norm)).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a scale computed in NumPy's float64 leaves a float32 leaf as it was",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = np.sqrt(sum(np.sum(np.square(np.asarray(x, np.float64))) for x in jax.tree.leaves(part)))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: np.asarray(x) * (limit / norm), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "whatever sits under a None may be turned into JAX arrays",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        part = jax.tree.map(jnp.asarray, part)
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = jnp.sqrt(sum(jnp.sum(x.astype(jnp.float32) ** 2) for x in jax.tree.leaves(part)))
+        return jax.tree.map(lambda x: jnp.where(norm > limit, x * (limit / norm), x).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
         "function": "node_counts",
         "misconception": "a treedef without children is a leaf",
         "teaches": ROOT,
@@ -484,6 +592,47 @@ def node_counts(tree):
         data = td.node_data()
         name = "leaf" if data is None else data[0].__name__
         counts[name] = counts.get(name, 0) + 1
+    return counts
+""",
+    },
+    {
+        "function": "node_counts",
+        "misconception": "'leaf' is always a key, with 0 when there is none",
+        "teaches": WALK,
+        "source": """
+def node_counts(tree):
+    counts = {"leaf": 0}
+    def visit(td):
+        d = td.node_data()
+        name = "leaf" if d is None else d[0].__name__
+        counts[name] = counts.get(name, 0) + 1
+        for c in td.children():
+            visit(c)
+    visit(jax.tree.structure(tree))
+    return counts
+""",
+    },
+    {
+        "function": "node_counts",
+        "misconception": "a namedtuple counts as a tuple and an OrderedDict as a dict",
+        "teaches": WALK,
+        "source": """
+def node_counts(tree):
+    counts = {}
+    def visit(td):
+        d = td.node_data()
+        if d is None:
+            name = "leaf"
+        elif issubclass(d[0], tuple):
+            name = "tuple"
+        elif issubclass(d[0], dict):
+            name = "dict"
+        else:
+            name = d[0].__name__
+        counts[name] = counts.get(name, 0) + 1
+        for c in td.children():
+            visit(c)
+    visit(jax.tree.structure(tree))
     return counts
 """,
     },
