@@ -129,6 +129,12 @@ ERRORS = {
         ),
         "The treedef and key API → Transposing a tree of trees",
     ),
+    "a None of a prefix over a subtree": (
+        lambda: jax.tree.structure({"frozen": None, "w": 0}).flatten_up_to(
+            {"frozen": [1.0], "w": 2.0}
+        ),
+        "The treedef and key API → Flattening up to a prefix",
+    ),
     "bare children from flatten_with_keys": (
         lambda: jax.tree.flatten_with_path(BareKeys(1.0, 2.0)),
         "The treedef and key API → Registering nodes with keys",

@@ -113,6 +113,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"^ValueError: Expected None, got ",
+        Pointer(
+            "a None of a prefix tree that meets a subtree: None is a node that only a None "
+            "extends, so give the group a leaf, or make the Nones leaves with "
+            "is_leaf=lambda x: x is None",
+            "The treedef and key API → Flattening up to a prefix",
+        ),
+    ),
+    (
         r"^TypeError: Mismatch\nPyTreeDef",
         Pointer(
             "a transpose whose outer and inner structures do not compose into the tree's: "

@@ -118,6 +118,56 @@ def linear_paths(weight, bias):
 """,
     },
     {
+        "function": "linear_paths",
+        "misconception": "the children's names belong in the aux_data",
+        "teaches": KEYED,
+        "source": LINEAR
+        + """
+jax.tree_util.register_pytree_with_keys(
+    Linear,
+    lambda layer: (((GetAttrKey("weight"), layer.weight), (GetAttrKey("bias"), layer.bias)), ("weight", "bias")),
+    lambda aux_data, children: Linear(*children),
+)
+"""
+        + PATHS,
+    },
+    {
+        "function": "linear_paths",
+        "misconception": "the unflatten function may take the children in any order",
+        "teaches": KEYED,
+        "source": """
+class Linear:
+    def __init__(self, weight, bias):
+        self.weight = weight
+        self.bias = bias
+
+jax.tree_util.register_pytree_with_keys(
+    Linear,
+    lambda l: (((GetAttrKey("weight"), l.weight), (GetAttrKey("bias"), l.bias)), None),
+    lambda aux, ch: Linear(ch[1], ch[0]),
+)
+
+def linear_paths(weight, bias):
+    return [keystr(p) for p, _ in jax.tree.leaves_with_path(Linear(weight, bias))]
+""",
+    },
+    {
+        "function": "transpose_trees",
+        "misconception": "a recursion over lists, tuples and dicts transposes as JAX does",
+        "teaches": TRANSPOSE,
+        "source": """
+def transpose_trees(trees):
+    first = trees[0]
+    if isinstance(first, dict):
+        return {key: transpose_trees([tree[key] for tree in trees]) for key in sorted(first)}
+    if isinstance(first, (list, tuple)) and not hasattr(first, "_fields"):
+        return type(first)(transpose_trees([tree[i] for tree in trees]) for i in range(len(first)))
+    if first is None:
+        return None
+    return list(trees)
+""",
+    },
+    {
         "function": "transpose_trees",
         "misconception": "stacking the leaves transposes any tree",
         "teaches": TRANSPOSE,
@@ -167,59 +217,303 @@ def transpose_trees(trees):
 """,
     },
     {
-        "function": "scale_by_group",
-        "misconception": "the order of the trees in jax.tree.map does not matter",
-        "teaches": PREFIX,
+        "function": "transpose_trees",
+        "misconception": "the outer treedef is the structure of the list itself",
+        "teaches": TRANSPOSE,
         "source": """
-def scale_by_group(grads, lrs):
-    return jax.tree.map(lambda g, lr: lr * g, grads, lrs)
+def transpose_trees(trees):
+    return jax.tree.transpose(jax.tree.structure(list(trees)), None, trees)
 """,
     },
     {
-        "function": "scale_by_group",
-        "misconception": "a prefix leaf meets a leaf, never a subtree",
+        "function": "clip_by_group",
+        "misconception": "a None of the prefix pairs with any subtree",
         "teaches": PREFIX,
         "source": """
-def scale_by_group(grads, lrs):
-    return jax.tree.map(lambda lr, g: lr * g, lrs, grads)
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda g: (g * (limit / norm)).astype(g.dtype), part)
+
+    return jax.tree.map(clip, groups, grads)
 """,
     },
     {
-        "function": "scale_by_group",
-        "misconception": "the leaves of the prefix and of the full tree can be zipped",
+        "function": "clip_by_group",
+        "misconception": "max_norms has an entry for every leaf of the is_leaf treedef, None included",
         "teaches": PREFIX,
         "source": """
-def scale_by_group(grads, lrs):
-    leaves, treedef = jax.tree.flatten(grads)
-    rates = jax.tree.leaves(lrs)
-    rates = rates + [rates[-1]] * (len(leaves) - len(rates))
-    return jax.tree.unflatten(treedef, [lr * g for lr, g in zip(rates, leaves)])
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    parts = []
+    for mark, part, limit in zip(marks, treedef.flatten_up_to(grads), list(max_norms) + [0.0] * len(marks)):
+        if mark is not None:
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+            if norm > limit:
+                part = jax.tree.map(lambda g, s=limit / norm: (g * s).astype(g.dtype), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
 """,
     },
     {
-        "function": "scale_by_group",
+        "function": "clip_by_group",
+        "misconception": "max_norms follows the order the groups dict was written in",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    if isinstance(groups, dict):
+        order = [key for key in groups if groups[key] is not None]
+        limits = dict(zip(order, max_norms))
+        return {
+            key: grads[key] if groups[key] is None else clip_by_group(grads[key], groups[key], [limits[key]])
+            for key in grads
+        }
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark is not None:
+            limit = next(limits)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+            if norm > limit:
+                part = jax.tree.map(lambda g, s=limit / norm: (g * s).astype(g.dtype), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "each leaf is clipped to the group's maximum by its own norm",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+
+    def clip_leaf(g, limit):
+        norm = jnp.sqrt(jnp.sum(jnp.square(g.astype(jnp.float32))))
+        return (g * (limit / norm)).astype(g.dtype) if norm > limit else g
+
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark is not None:
+            limit = next(limits)
+            part = jax.tree.map(lambda g, limit=limit: clip_leaf(g, limit), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "every group is rescaled to exactly its maximum norm",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark is not None:
+            limit = next(limits)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+            part = jax.tree.map(lambda g, s=limit / jnp.maximum(norm, 1e-12): (g * s).astype(g.dtype), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a scale computed in float32 leaves a float16 leaf in float16",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark is not None:
+            limit = next(limits)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+            scale = jnp.minimum(1.0, limit / norm)
+            part = jax.tree.map(lambda g, s=scale: g * s, part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "one global norm over the whole tree decides every group's scale",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(grads)))
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark is not None:
+            limit = next(limits)
+            if norm > limit:
+                part = jax.tree.map(lambda g, s=limit / norm: (g * s).astype(g.dtype), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a group marked 0, an empty string or False is no group",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        if mark:
+            limit = next(limits)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+            if norm > limit:
+                part = jax.tree.map(lambda g, s=limit / norm: (g * s).astype(g.dtype), part)
+        parts.append(part)
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a subtree outside every group may be multiplied by 1",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    treedef = jax.tree.structure(groups, is_leaf=lambda x: x is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda x: x is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, treedef.flatten_up_to(grads)):
+        scale = 1.0
+        if mark is not None:
+            limit = next(limits)
+            norm = float(jnp.sqrt(sum(jnp.sum(jnp.square(jnp.asarray(g, jnp.float32))) for g in jax.tree.leaves(part))))
+            if norm > limit:
+                scale = limit / norm
+        parts.append(jax.tree.map(lambda g, s=scale: jnp.asarray(g * s, jnp.asarray(g).dtype), part))
+    return treedef.unflatten(parts)
+""",
+    },
+    {
+        "function": "clip_by_group",
         "misconception": "a recursion over dicts and lists pairs a prefix as well as JAX",
         "teaches": PREFIX,
         "source": """
-def scale_by_group(grads, lrs):
-    if isinstance(lrs, dict):
-        return {key: scale_by_group(grads[key], lrs[key]) for key in lrs}
-    if isinstance(lrs, (list, tuple)):
-        return type(lrs)(scale_by_group(g, lr) for g, lr in zip(grads, lrs))
-    if lrs is None:
-        return None
-    return jax.tree.map(lambda g: lrs * g, grads)
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def walk(g, m):
+        if m is None:
+            return g
+        if isinstance(m, dict):
+            return type(g)((key, walk(g[key], m[key])) for key in sorted(m))
+        if isinstance(m, (list, tuple)):
+            return type(g)(walk(a, b) for a, b in zip(g, m))
+        limit = next(limits)
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in jax.tree.leaves(g)))
+        if norm > limit:
+            return jax.tree.map(lambda x: (x * (limit / norm)).astype(x.dtype), g)
+        return g
+
+    return walk(grads, groups)
 """,
     },
     {
-        "function": "scale_by_group",
-        "misconception": "flatten_up_to is called on the full tree's treedef",
+        "function": "clip_by_group",
+        "misconception": "a subtree outside every group comes back as None",
         "teaches": PREFIX,
         "source": """
-def scale_by_group(grads, lrs):
-    treedef = jax.tree.structure(grads)
-    rates = treedef.flatten_up_to(lrs)
-    return treedef.unflatten([lr * g for lr, g in zip(rates, jax.tree.leaves(grads))])
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return None
+        limit = next(limits)
+        norm = float(jnp.sqrt(sum(jnp.sum(jnp.asarray(x, jnp.float32) ** 2) for x in jax.tree.leaves(part))))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: (x * (limit / norm)).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a group's norm is the sum of its leaves' norms",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = float(sum(jnp.linalg.norm(jnp.ravel(x)) for x in jax.tree.leaves(part)))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: (x * (limit / norm)).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a scale computed in NumPy's float64 leaves a float32 leaf as it was",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = np.sqrt(sum(np.sum(np.square(np.asarray(x, np.float64))) for x in jax.tree.leaves(part)))
+        if norm <= limit:
+            return part
+        return jax.tree.map(lambda x: np.asarray(x) * (limit / norm), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "whatever sits under a None may be turned into JAX arrays",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def clip(mark, part):
+        part = jax.tree.map(jnp.asarray, part)
+        if mark is None:
+            return part
+        limit = next(limits)
+        norm = jnp.sqrt(sum(jnp.sum(x.astype(jnp.float32) ** 2) for x in jax.tree.leaves(part)))
+        return jax.tree.map(lambda x: jnp.where(norm > limit, x * (limit / norm), x).astype(x.dtype), part)
+
+    return jax.tree.map(clip, groups, grads, is_leaf=lambda x: x is None)
 """,
     },
     {
@@ -298,6 +592,47 @@ def node_counts(tree):
         data = td.node_data()
         name = "leaf" if data is None else data[0].__name__
         counts[name] = counts.get(name, 0) + 1
+    return counts
+""",
+    },
+    {
+        "function": "node_counts",
+        "misconception": "'leaf' is always a key, with 0 when there is none",
+        "teaches": WALK,
+        "source": """
+def node_counts(tree):
+    counts = {"leaf": 0}
+    def visit(td):
+        d = td.node_data()
+        name = "leaf" if d is None else d[0].__name__
+        counts[name] = counts.get(name, 0) + 1
+        for c in td.children():
+            visit(c)
+    visit(jax.tree.structure(tree))
+    return counts
+""",
+    },
+    {
+        "function": "node_counts",
+        "misconception": "a namedtuple counts as a tuple and an OrderedDict as a dict",
+        "teaches": WALK,
+        "source": """
+def node_counts(tree):
+    counts = {}
+    def visit(td):
+        d = td.node_data()
+        if d is None:
+            name = "leaf"
+        elif issubclass(d[0], tuple):
+            name = "tuple"
+        elif issubclass(d[0], dict):
+            name = "dict"
+        else:
+            name = d[0].__name__
+        counts[name] = counts.get(name, 0) + 1
+        for c in td.children():
+            visit(c)
+    visit(jax.tree.structure(tree))
     return counts
 """,
     },
