@@ -104,6 +104,16 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"truth value of an array with more than one element is ambiguous",
+        Pointer(
+            "a Python if, and, or or all() on an array of several elements: Python needs one "
+            "True or False, so reduce the array first (.all(), .any(), jnp.logical_and over "
+            "a tree's leaves) and, under jit, choose with lax.cond",
+            "Control flow over trees → cond and switch return one structure",
+            only_in=("control_flow",),
+        ),
+    ),
+    (
         r"^TypeError: Mismatch\nPyTreeDef",
         Pointer(
             "a transpose whose outer and inner structures do not compose into the tree's: "
