@@ -104,10 +104,10 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
-        r"^TracerBoolConversionError",
+        r"^(TracerBoolConversionError|TracerIntegerConversionError)",
         Pointer(
-            "a Python if on a traced value: under jit it has no value until the compiled "
-            "program runs, so the choice belongs in lax.cond or lax.switch",
+            "a Python if, or a list index, on a traced value: under jit it has no value until "
+            "the compiled program runs, so the choice belongs in lax.cond or lax.switch",
             "Control flow over trees → cond and switch return one structure",
             only_in=("control_flow",),
         ),

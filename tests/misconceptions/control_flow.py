@@ -141,6 +141,23 @@ def tree_cumsum(tree):
 """,
     },
     {
+        "function": "tree_cumsum",
+        "misconception": "each step can output the totals before adding its row",
+        "teaches": SCAN_TREES,
+        "source": """
+def tree_cumsum(tree):
+    def accumulator(leaf):
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        return jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
+
+    def add_row(totals, rows):
+        out = jax.tree.map(lambda t, r: t.astype(r.dtype), totals, rows)
+        return jax.tree.map(lambda t, r: t + r.astype(t.dtype), totals, rows), out
+
+    return lax.scan(add_row, jax.tree.map(accumulator, tree), tree)[1]
+""",
+    },
+    {
         "function": "train_with_scan",
         "misconception": "a Python loop over the batches is as good as a scan",
         "teaches": SCAN_TREES,
@@ -420,6 +437,21 @@ def apply_update(kind, params, grads, lr):
         lambda p: jax.tree.map(jnp.zeros_like, p),
     ]
     return lax.switch(kind, branches, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a list of the updates can be indexed by the traced kind",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    updates = [
+        jax.tree.map(lambda p, g: p - lr * g, params, grads),
+        jax.tree.map(lambda p, g: p - lr * jnp.sign(g), params, grads),
+        jax.tree.map(jnp.zeros_like, params),
+    ]
+    return updates[kind]
 """,
     },
     {
