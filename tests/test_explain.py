@@ -184,6 +184,27 @@ def test_an_if_on_a_tracer_points_to_cond_in_the_control_flow_exercise_only():
     assert elsewhere.section == "aux_data → Children and aux_data"
 
 
+def test_a_list_indexed_by_a_tracer_points_to_switch_in_the_control_flow_exercise_only():
+    error = _raised(lambda: jax.jit(lambda kind, x: [x, x + 1][kind])(1, 1.0))
+    here = explain(type(error).__name__, str(error), chapter="control_flow")
+    elsewhere = explain(type(error).__name__, str(error), chapter="aux_data")
+    assert here.section == "Control flow over trees → cond and switch return one structure"
+    assert elsewhere.section == "aux_data → Children and aux_data"
+
+
+def test_an_if_on_an_array_points_to_cond_in_the_control_flow_exercise_only():
+    def skip_if_not_finite(grad):
+        if jnp.isfinite(grad):
+            return grad
+        return jnp.zeros_like(grad)
+
+    error = _raised(lambda: skip_if_not_finite(jnp.array([1.0, jnp.nan])))
+    assert "truth value of an array with more than one element is ambiguous" in str(error)
+    here = explain(type(error).__name__, str(error), chapter="control_flow")
+    assert here.section == "Control flow over trees → cond and switch return one structure"
+    assert explain(type(error).__name__, str(error), chapter="aux_data") is None
+
+
 def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     error = _raised(lambda: {"['b']": 1}[jax.tree_util.keystr((jax.tree_util.DictKey("w"),))])
     here = explain(type(error).__name__, str(error), chapter="checkpoints")

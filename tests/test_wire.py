@@ -84,6 +84,23 @@ def test_a_key_of_an_unknown_implementation_is_refused():
         wire.decode(raw)
 
 
+@pytest.mark.parametrize("dtype", wire.NAMED_DTYPES)
+def test_arrays_of_dtypes_npy_cannot_name_keep_them(dtype):
+    value = jnp.array([[1.5, -2.0], [0.25, 3.0]], dtype=dtype)
+    out = roundtrip(value)
+    assert out.dtype == value.dtype and (out == np.asarray(value)).all()
+    assert roundtrip(value, jax_arrays=True).dtype == value.dtype
+    scalar = roundtrip(np.asarray(value)[0, 0])
+    assert isinstance(scalar, np.generic) and scalar.dtype == value.dtype and scalar == 1.5
+
+
+def test_a_dtype_name_outside_the_list_is_refused():
+    message = json.loads(wire.dumps(jnp.ones(2, jnp.bfloat16)))
+    message["dtype"] = "object"
+    with pytest.raises(wire.WireError):
+        wire.loads(json.dumps(message))
+
+
 def test_numpy_scalars_stay_numpy_scalars():
     out = roundtrip(np.float32(2.5))
     assert isinstance(out, np.float32) and out == 2.5

@@ -104,10 +104,20 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
-        r"^TracerBoolConversionError",
+        r"^(TracerBoolConversionError|TracerIntegerConversionError)",
         Pointer(
-            "a Python if on a traced value: under jit it has no value until the compiled "
-            "program runs, so the choice belongs in lax.cond or lax.switch",
+            "a Python if, or a list index, on a traced value: under jit it has no value until "
+            "the compiled program runs, so the choice belongs in lax.cond or lax.switch",
+            "Control flow over trees → cond and switch return one structure",
+            only_in=("control_flow",),
+        ),
+    ),
+    (
+        r"truth value of an array with more than one element is ambiguous",
+        Pointer(
+            "a Python if, and, or or all() on an array of several elements: Python needs one "
+            "True or False, so reduce the array first (.all(), .any(), jnp.logical_and over "
+            "a tree's leaves) and, under jit, choose with lax.cond",
             "Control flow over trees → cond and switch return one structure",
             only_in=("control_flow",),
         ),

@@ -15,7 +15,8 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$namedtuple``    ``name``, ``fields``, ``values``
 ``$set``           items, sorted by their encoded text so the order is stable
 ``$range``         ``[start, stop, step]``
-``$array``         base64 ``.npy`` bytes; ``jax`` says whether it was a JAX array
+``$array``         base64 ``.npy`` bytes; ``jax`` says whether it was a JAX array;
+                   ``dtype`` names a dtype ``.npy`` cannot (bfloat16, float8)
 ``$scalar``        a NumPy scalar, as a 0-d ``$array``
 ``$keys``          a JAX array of typed PRNG keys: its ``jax.random.key_data`` as
                    ``.npy`` bytes and ``impl``, the name of its implementation
@@ -132,15 +133,15 @@ def encode(value: Any, depth: int = 0) -> Any:
     if type(value) is range:
         return {"$range": [value.start, value.stop, value.step]}
     if isinstance(value, np.generic):
-        return {"$scalar": _npy(np.asarray(value))}
+        return _array("$scalar", np.asarray(value))
     if isinstance(value, np.ndarray):
-        return {"$array": _npy(value), "jax": False}
+        return _array("$array", value, jax=False)
     if _is_jax_array(value):
         if _is_key_array(value):
             jax = sys.modules["jax"]
             impl = str(jax.random.key_impl(value))
             return {"$keys": _npy(np.asarray(jax.random.key_data(value))), "impl": impl}
-        return {"$array": _npy(np.asarray(value)), "jax": True}
+        return _array("$array", np.asarray(value), jax=True)
     node = _custom_node(value)
     if node is not None:
         children, aux = node
@@ -184,6 +185,30 @@ def _is_plain(value: Any) -> bool:
     if type(value) is dict:
         return all(_is_plain(k) and _is_plain(v) for k, v in value.items())
     return False
+
+
+NAMED_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+"""The dtypes (ml_dtypes' types, which JAX uses) that ``.npy`` reads back only as raw
+bytes (``|V2``): their arrays travel viewed as unsigned ints, with the dtype's name."""
+
+
+def _array(tag: str, array: np.ndarray, **extra: Any) -> dict[str, Any]:
+    name = array.dtype.name
+    if name in NAMED_DTYPES:
+        return {tag: _npy(array.view(f"u{array.dtype.itemsize}")), "dtype": name, **extra}
+    return {tag: _npy(array), **extra}
+
+
+def _typed(array: np.ndarray, raw: dict[str, Any]) -> np.ndarray:
+    """``array`` viewed as the dtype its message names, if it names one."""
+    name = raw.get("dtype")
+    if name is None:
+        return array
+    if name not in NAMED_DTYPES:
+        raise WireError(f"unknown dtype {name!r} in message")
+    import ml_dtypes
+
+    return array.view(getattr(ml_dtypes, name))
 
 
 def _npy(array: np.ndarray) -> str:
@@ -332,9 +357,9 @@ class _Decoder:
                 case "$bytes":
                     return base64.b64decode(body)
                 case "$scalar":
-                    return _load_npy(body)[()]
+                    return _typed(_load_npy(body), raw)[()]
                 case "$array":
-                    array = _load_npy(body)
+                    array = _typed(_load_npy(body), raw)
                     if self.jax_arrays and raw.get("jax"):
                         import jax.numpy as jnp
 

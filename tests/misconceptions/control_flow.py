@@ -9,6 +9,7 @@ TYPES = "Reread Control flow over trees → Same shapes and dtypes at every leaf
 CARRY = "Reread Control flow over trees → The carry keeps its treedef"
 BRANCHES = "Reread Control flow over trees → cond and switch return one structure"
 LAYERS = "Reread Control flow over trees → Stacking layers for scan"
+ACCUMULATORS = "Reread Control flow over trees → An accumulator's dtype"
 
 CASES = [
     {
@@ -17,7 +18,12 @@ CASES = [
         "teaches": SCAN_TREES,
         "source": """
 def tree_cumsum(tree):
-    return jax.tree.map(lambda leaf: jnp.cumsum(leaf, axis=0), tree)
+    def running(leaf):
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        total = jnp.cumsum(leaf, axis=0, dtype=jnp.float32 if floating else leaf.dtype)
+        return total.astype(leaf.dtype)
+
+    return jax.tree.map(running, tree)
 """,
     },
     {
@@ -46,7 +52,9 @@ def tree_cumsum(tree):
             total = total + row
             return total, total
 
-        return lax.scan(add_row, jnp.zeros_like(leaf[0]), leaf)[1]
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        start = jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
+        return lax.scan(add_row, start, leaf)[1].astype(leaf.dtype)
 
     return jax.tree.map(one_leaf, tree)
 """,
@@ -60,12 +68,93 @@ def tree_cumsum(tree):
     leaves, treedef = jax.tree.flatten(tree)
     sums = []
     for leaf in leaves:
-        rows, total = [], jnp.zeros_like(leaf[0])
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        rows, total = [], jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
         for row in leaf:
             total = total + row
-            rows.append(total)
+            rows.append(total.astype(leaf.dtype))
         sums.append(jnp.stack(rows))
     return jax.tree.unflatten(treedef, sums)
+""",
+    },
+    {
+        "function": "tree_cumsum",
+        "misconception": "an accumulator built with zeros_like of the data is always right",
+        "teaches": ACCUMULATORS,
+        "source": """
+def tree_cumsum(tree):
+    start = jax.tree.map(lambda leaf: jnp.zeros_like(leaf[0]), tree)
+
+    def add_row(totals, rows):
+        totals = jax.tree.map(jnp.add, totals, rows)
+        return totals, totals
+
+    return lax.scan(add_row, start, tree)[1]
+""",
+    },
+    {
+        "function": "tree_cumsum",
+        "misconception": "a float32 accumulator is safe for int leaves too",
+        "teaches": ACCUMULATORS,
+        "source": """
+def tree_cumsum(tree):
+    start = jax.tree.map(lambda leaf: jnp.zeros(leaf.shape[1:], jnp.float32), tree)
+
+    def add_row(totals, rows):
+        totals = jax.tree.map(lambda t, r: t + r.astype(jnp.float32), totals, rows)
+        return totals, jax.tree.map(lambda t, r: t.astype(r.dtype), totals, rows)
+
+    return lax.scan(add_row, start, tree)[1]
+""",
+    },
+    {
+        "function": "tree_cumsum",
+        "misconception": "the float32 totals can be returned as they are",
+        "teaches": ACCUMULATORS,
+        "source": """
+def tree_cumsum(tree):
+    def accumulator(leaf):
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        return jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
+
+    def add_row(totals, rows):
+        totals = jax.tree.map(lambda t, r: t + r.astype(t.dtype), totals, rows)
+        return totals, totals
+
+    return lax.scan(add_row, jax.tree.map(accumulator, tree), tree)[1]
+""",
+    },
+    {
+        "function": "tree_cumsum",
+        "misconception": "only bfloat16 needs a wider accumulator, float16 is precise enough",
+        "teaches": ACCUMULATORS,
+        "source": """
+def tree_cumsum(tree):
+    def accumulator(leaf):
+        return jnp.zeros(leaf.shape[1:], jnp.float32 if leaf.dtype == jnp.bfloat16 else leaf.dtype)
+
+    def add_row(totals, rows):
+        totals = jax.tree.map(lambda t, r: t + r.astype(t.dtype), totals, rows)
+        return totals, jax.tree.map(lambda t, r: t.astype(r.dtype), totals, rows)
+
+    return lax.scan(add_row, jax.tree.map(accumulator, tree), tree)[1]
+""",
+    },
+    {
+        "function": "tree_cumsum",
+        "misconception": "each step can output the totals before adding its row",
+        "teaches": SCAN_TREES,
+        "source": """
+def tree_cumsum(tree):
+    def accumulator(leaf):
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        return jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
+
+    def add_row(totals, rows):
+        out = jax.tree.map(lambda t, r: t.astype(r.dtype), totals, rows)
+        return jax.tree.map(lambda t, r: t + r.astype(t.dtype), totals, rows), out
+
+    return lax.scan(add_row, jax.tree.map(accumulator, tree), tree)[1]
 """,
     },
     {
@@ -193,6 +282,176 @@ def update_if_finite(params, grads, lr):
 def update_if_finite(params, grads, lr):
     finite = jnp.all(jnp.stack([jnp.isfinite(g).all() for g in jax.tree.leaves(grads)]))
     return jax.tree.map(lambda p, g: jnp.where(finite, p - lr * g, p), params, grads)
+""",
+    },
+    {
+        "function": "update_if_finite",
+        "misconception": "a strong float32 learning rate is harmless",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def update_if_finite(params, grads, lr):
+    lr = jnp.asarray(lr, jnp.float32)
+    finite = jax.tree.reduce(
+        jnp.logical_and, jax.tree.map(lambda g: jnp.isfinite(g).all(), grads), True
+    )
+    return lax.cond(
+        finite,
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: p,
+        params,
+    )
+""",
+    },
+    {
+        "function": "update_if_finite",
+        "misconception": "only infinities make a gradient unusable",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def update_if_finite(params, grads, lr):
+    finite = jax.tree.reduce(
+        jnp.logical_and, jax.tree.map(lambda g: ~jnp.isinf(g).any(), grads), True
+    )
+    return lax.cond(
+        finite,
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: p,
+        params,
+    )
+""",
+    },
+    {
+        "function": "update_if_finite",
+        "misconception": "an if on a leaf's finiteness asks whether all of it is finite",
+        "teaches": BRANCHES,
+        "source": """
+def update_if_finite(params, grads, lr):
+    for g in jax.tree.leaves(grads):
+        if not jnp.isfinite(g):
+            return params
+    return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a Python if can pick the update under jit",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    if kind == 0:
+        return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+    if kind == 1:
+        return jax.tree.map(lambda p, g: p - lr * jnp.sign(g), params, grads)
+    return jax.tree.map(jnp.zeros_like, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "zeros of the right shape are zeros of the right dtype",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    branches = [
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: jax.tree.map(lambda x, g: x - lr * jnp.sign(g), p, grads),
+        lambda p: jax.tree.map(lambda x: jnp.zeros(x.shape), p),
+    ]
+    return lax.switch(kind, branches, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a strong float32 learning rate changes nothing",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    lr = jnp.float32(lr)
+    branches = [
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: jax.tree.map(lambda x, g: x - lr * jnp.sign(g), p, grads),
+        lambda p: jax.tree.map(jnp.zeros_like, p),
+    ]
+    return lax.switch(kind, branches, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a Python float as the reset value fits every leaf",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    branches = [
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: jax.tree.map(lambda x, g: x - lr * jnp.sign(g), p, grads),
+        lambda p: jax.tree.map(lambda x: jnp.full(x.shape, 0.0), p),
+    ]
+    return lax.switch(kind, branches, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "jnp.where on the kind chooses like switch",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    def pick(p, g):
+        descent, by_sign = p - lr * g, p - lr * jnp.sign(g)
+        return jnp.where(kind == 0, descent, jnp.where(kind == 1, by_sign, jnp.zeros_like(p)))
+
+    return jax.tree.map(pick, params, grads)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a static kind is as good as a traced one",
+        "teaches": BRANCHES,
+        "source": """
+import functools
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def apply_update(kind, params, grads, lr):
+    if kind == 0:
+        return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+    if kind == 1:
+        return jax.tree.map(lambda p, g: p - lr * jnp.sign(g), params, grads)
+    return jax.tree.map(jnp.zeros_like, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "g / |g| is the sign of the gradient",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    branches = [
+        lambda p: jax.tree.map(lambda x, g: x - lr * g, p, grads),
+        lambda p: jax.tree.map(lambda x, g: x - lr * g / jnp.abs(g), p, grads),
+        lambda p: jax.tree.map(jnp.zeros_like, p),
+    ]
+    return lax.switch(kind, branches, params)
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "a list of the updates can be indexed by the traced kind",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    updates = [
+        jax.tree.map(lambda p, g: p - lr * g, params, grads),
+        jax.tree.map(lambda p, g: p - lr * jnp.sign(g), params, grads),
+        jax.tree.map(jnp.zeros_like, params),
+    ]
+    return updates[kind]
 """,
     },
     {
