@@ -123,6 +123,14 @@ ERRORS = {
         lambda: jax.jit(lambda tree: tree["w"])({"w": jnp.ones(2), "act": jnp.tanh}),
         "Static data and functions in trees → What a leaf may be under jit",
     ),
+    "a string returned from jit": (
+        lambda: jax.jit(lambda x: {"y": x, "label": "hidden"})(jnp.ones(2)),
+        "Static data and functions in trees → What a leaf may be under jit",
+    ),
+    "a string returned alone from jit": (
+        lambda: jax.jit(lambda x: "hidden")(jnp.ones(2)),
+        "Static data and functions in trees → What a leaf may be under jit",
+    ),
     "transpose with the wrong inner structure": (
         lambda: jax.tree.transpose(
             jax.tree.structure([0, 0]), jax.tree.structure({"a": 0, "b": 0}), [{"x": 1}, {"x": 2}]

@@ -220,6 +220,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"traced for jit returned a value of type .*which is not a valid JAX type",
+        Pointer(
+            "a jitted function that returns a value that is not an array (a string, a "
+            "function, an object): what jit returns is built from traced arrays, so keep "
+            "such values out of the call and put them back after it",
+            "Static data and functions in trees → What a leaf may be under jit",
+        ),
+    ),
+    (
         r"Non-hashable static arguments",
         Pointer(
             "a static value that cannot be hashed: static arguments and aux_data are "

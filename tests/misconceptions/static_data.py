@@ -5,27 +5,12 @@ function's points, and a failing test's message must contain ``teaches``.
 """
 
 PARTIAL = "Reread Static data and functions in trees → Functions in trees: Partial"
-REGISTERED = (
-    "Reread Static data and functions in trees → register_static: a type that is always static"
+LEAF = "Reread Static data and functions in trees → What a leaf may be under jit"
+FILTER = (
+    "Reread Static data and functions in trees → eqx.filter_jit: arrays traced, the rest static"
 )
+RETRACES = "Reread Static data and functions in trees → Why did it retrace?"
 COMPARED = "Reread Static data and functions in trees → How jit compares static values"
-RETRACES = "Reread Static data and functions in trees → Which one, and when it retraces"
-
-CLASS_HEAD = """
-class LayerConfig:
-    def __init__(self, act, width):
-        self.act = act
-        self.width = width
-"""
-
-REGISTERED_RUN = """
-
-jax.tree_util.register_static(LayerConfig)
-
-
-def run_layer(act, width, x):
-    return _forward(LayerConfig(act, width), x)
-"""
 
 PLAIN_STEP = """
 @jax.jit
@@ -33,6 +18,36 @@ def _sgd_step(params, grads, lr):
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
 
 """
+
+
+def _schedule(convert: str) -> str:
+    """A train_schedule that hands each rate to the plain step as ``convert`` makes it."""
+    return (
+        PLAIN_STEP
+        + f"""
+def train_schedule(params, grads, lrs):
+    for lr in lrs:
+        params = _sgd_step(params, grads, {convert})
+    return params
+"""
+    )
+
+
+def _freeze(dict_form: str, list_form: str, tuple_form: str) -> str:
+    return f"""
+def freeze_config(config):
+    if isinstance(config, dict):
+        return {dict_form}
+    if isinstance(config, list):
+        return {list_form}
+    if isinstance(config, tuple):
+        return {tuple_form}
+    return config
+"""
+
+
+SORTED_PAIRS = "tuple(sorted((key, freeze_config(value)) for key, value in config.items()))"
+ITEMS = "tuple(freeze_config(item) for item in config)"
 
 CASES = [
     {
@@ -47,7 +62,7 @@ def activate(name, scale, x):
     {
         "function": "activate",
         "misconception": "a functools.partial goes through jit like a Partial",
-        "teaches": "Reread Static data and functions in trees → What a leaf may be under jit",
+        "teaches": LEAF,
         "source": """
 def activate(name, scale, x):
     return _apply(functools.partial(ACTIVATIONS[name], scale), x)
@@ -72,71 +87,132 @@ def activate(name, scale, x):
 """,
     },
     {
-        "function": "run_layer",
-        "misconception": "a class compares by its contents without an __eq__",
-        "teaches": COMPARED,
-        "source": CLASS_HEAD + REGISTERED_RUN,
-    },
-    {
-        "function": "run_layer",
-        "misconception": "the activation alone tells two configs apart",
-        "teaches": REGISTERED,
-        "source": CLASS_HEAD
-        + """
-    def __eq__(self, other):
-        return isinstance(other, LayerConfig) and self.act == other.act
-
-    def __hash__(self):
-        return hash(self.act)
-"""
-        + REGISTERED_RUN,
-    },
-    {
-        "function": "run_layer",
-        "misconception": "a config can be a node whose fields are its children",
-        "teaches": "Reread Static data and functions in trees → What a leaf may be under jit",
-        "source": CLASS_HEAD
-        + """
-    def __eq__(self, other):
-        return isinstance(other, LayerConfig) and (self.act, self.width) == (other.act, other.width)
-
-    def __hash__(self):
-        return hash((self.act, self.width))
-
-
-jax.tree_util.register_pytree_node(
-    LayerConfig,
-    lambda config: ((config.act, config.width), None),
-    lambda _, children: LayerConfig(*children),
-)
-
-
-def run_layer(act, width, x):
-    return _forward(LayerConfig(act, width), x)
+        "function": "activate",
+        "misconception": "the scale can multiply the result of a unit activation",
+        "teaches": PARTIAL,
+        "source": """
+def activate(name, scale, x):
+    return scale * _apply(Partial(ACTIVATIONS[name], 1.0), x)
 """,
     },
     {
-        "function": "run_layer",
-        "misconception": "a static config needs no jitted helper",
-        "teaches": REGISTERED,
-        "source": CLASS_HEAD
-        + """
-    def __eq__(self, other):
-        return isinstance(other, LayerConfig) and (self.act, self.width) == (other.act, other.width)
-
-    def __hash__(self):
-        return hash((self.act, self.width))
+        "function": "activate",
+        "misconception": "binding the name makes the activation static",
+        "teaches": PARTIAL,
+        "source": """
+def _by_name(name, scale, x):
+    return ACTIVATIONS[name](scale, x)
 
 
-jax.tree_util.register_static(LayerConfig)
-
-
-def run_layer(act, width, x):
-    return ACTIVATIONS[act](1.0, x[:width])
+def activate(name, scale, x):
+    return _apply(Partial(functools.partial(_by_name, name), scale), x)
 """,
     },
     {
-        "function": "run_schedule",
+        "function": "scale_arrays",
+        "misconception": "the whole tree can go through the jitted helper",
+        "teaches": LEAF,
+        "source": """
+def scale_arrays(tree, factor):
+    return _scale(tree, factor)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "a Python number is an array to scale",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    arrays, rest = eqx.partition(tree, eqx.is_array_like)
+    return eqx.combine(_scale(arrays, factor), rest)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "only jax.Array and np.ndarray are arrays, not NumPy scalars",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    is_array = lambda leaf: isinstance(leaf, jax.Array | np.ndarray)
+    arrays, rest = eqx.partition(tree, is_array)
+    return eqx.combine(_scale(arrays, factor), rest)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "every leaf that is not a string can be scaled",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    arrays, rest = eqx.partition(tree, lambda leaf: not isinstance(leaf, str))
+    return eqx.combine(_scale(arrays, factor), rest)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "one call of the jitted helper per array is the same",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    return jax.tree.map(lambda leaf: _scale(leaf, factor) if eqx.is_array(leaf) else leaf, tree)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "scaling with NumPy outside jit is the same",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    return jax.tree.map(lambda leaf: jnp.asarray(leaf) * factor if eqx.is_array(leaf) else leaf, tree)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "a Python float is an array, an int is not",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    is_array = lambda leaf: isinstance(leaf, float) or eqx.is_array(leaf)
+    arrays, rest = eqx.partition(tree, is_array)
+    return eqx.combine(_scale(arrays, factor), rest)
+""",
+    },
+    {
+        "function": "scale_arrays",
+        "misconception": "a jitted function can hand back the leaves that are not arrays",
+        "teaches": LEAF,
+        "source": """
+def scale_arrays(tree, factor):
+    arrays, rest = eqx.partition(tree, eqx.is_array)
+    return jax.jit(lambda arrays: eqx.combine(_scale(arrays, factor), rest))(arrays)
+""",
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "a learning rate can reach jit as it comes",
+        "teaches": RETRACES,
+        "source": _schedule("lr"),
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "jnp.asarray gives every rate one type",
+        "teaches": RETRACES,
+        "source": _schedule("jnp.asarray(lr)"),
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "converting only the ints is enough",
+        "teaches": RETRACES,
+        "source": _schedule("float(lr) if isinstance(lr, int) else lr"),
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "a NumPy float64 is a different type from a float32 and needs no care",
+        "teaches": RETRACES,
+        "source": _schedule("lr if isinstance(lr, float | np.floating | jax.Array) else float(lr)"),
+    },
+    {
+        "function": "train_schedule",
         "misconception": "a learning rate belongs in a static argument",
         "teaches": RETRACES,
         "source": """
@@ -145,27 +221,27 @@ def _sgd_step(params, grads, lr):
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
 
 
-def run_schedule(params, grads, lrs):
+def train_schedule(params, grads, lrs):
     for lr in lrs:
-        params = _sgd_step(params, grads, lr=lr)
+        params = _sgd_step(params, grads, lr=float(lr))
     return params
 """,
     },
     {
-        "function": "run_schedule",
+        "function": "train_schedule",
         "misconception": "a jitted step can close over the learning rate",
         "teaches": RETRACES,
         "source": PLAIN_STEP
         + """
-def run_schedule(params, grads, lrs):
+def train_schedule(params, grads, lrs):
     for lr in lrs:
-        step = jax.jit(lambda p, g: jax.tree.map(lambda a, b: a - lr * b, p, g))
+        step = jax.jit(lambda p, g: jax.tree.map(lambda a, b: a - float(lr) * b, p, g))
         params = step(params, grads)
     return params
 """,
     },
     {
-        "function": "run_schedule",
+        "function": "train_schedule",
         "misconception": "the learning rate can be read with float() inside the jitted step",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": """
@@ -175,59 +251,92 @@ def _sgd_step(params, grads, lr):
     return jax.tree.map(lambda p, g: p - rate * g, params, grads)
 
 
-def run_schedule(params, grads, lrs):
+def train_schedule(params, grads, lrs):
     for lr in lrs:
         params = _sgd_step(params, grads, lr)
     return params
 """,
     },
     {
-        "function": "run_schedule",
-        "misconception": "the sum of the rates in one step is the same schedule",
+        "function": "train_schedule",
+        "misconception": "the mean rate in one step is the same schedule",
         "teaches": RETRACES,
         "source": PLAIN_STEP
         + """
-def run_schedule(params, grads, lrs):
-    return _sgd_step(params, grads, sum(lrs) / len(lrs))
+def train_schedule(params, grads, lrs):
+    return _sgd_step(params, grads, float(sum(float(lr) for lr in lrs)) / len(lrs))
+""",
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "the update goes through the rate in float64",
+        "teaches": RETRACES,
+        "source": PLAIN_STEP
+        + """
+def train_schedule(params, grads, lrs):
+    for lr in lrs:
+        params = _sgd_step(params, grads, float(lr))
+    return jax.tree.map(lambda p: np.asarray(p, np.float64), params)
 """,
     },
     {
         "function": "freeze_config",
-        "misconception": "a dict's items in a tuple are hashable and canonical",
+        "misconception": "lists and tuples may freeze alike",
         "teaches": COMPARED,
-        "source": """
-def freeze_config(config):
-    if isinstance(config, dict):
-        return tuple((key, freeze_config(value)) for key, value in config.items())
-    if isinstance(config, list | tuple):
-        return tuple(freeze_config(item) for item in config)
-    return config
-""",
+        "source": _freeze(
+            f'("dict", {SORTED_PAIRS})', f'("tuple", {ITEMS})', f'("tuple", {ITEMS})'
+        ),
+    },
+    {
+        "function": "freeze_config",
+        "misconception": "plain tuples are enough, without the kinds",
+        "teaches": COMPARED,
+        "source": _freeze(SORTED_PAIRS, ITEMS, ITEMS),
+    },
+    {
+        "function": "freeze_config",
+        "misconception": "a dict's items in a tuple are canonical without sorting",
+        "teaches": COMPARED,
+        "source": _freeze(
+            '("dict", tuple((key, freeze_config(value)) for key, value in config.items()))',
+            f'("list", {ITEMS})',
+            f'("tuple", {ITEMS})',
+        ),
     },
     {
         "function": "freeze_config",
         "misconception": "freezing the top level is enough",
         "teaches": COMPARED,
-        "source": """
-def freeze_config(config):
-    if isinstance(config, dict):
-        return tuple(sorted(config.items()))
-    if isinstance(config, list):
-        return tuple(config)
-    return config
-""",
+        "source": _freeze(
+            '("dict", tuple(sorted(config.items())))',
+            '("list", tuple(config))',
+            '("tuple", config)',
+        ),
     },
     {
         "function": "freeze_config",
         "misconception": "sorting a list too makes configs comparable",
         "teaches": COMPARED,
-        "source": """
-def freeze_config(config):
-    if isinstance(config, dict):
-        return tuple(sorted((key, freeze_config(value)) for key, value in config.items()))
-    if isinstance(config, list | tuple):
-        return tuple(sorted((freeze_config(item) for item in config), key=repr))
-    return config
-""",
+        "source": _freeze(
+            f'("dict", {SORTED_PAIRS})',
+            '("list", tuple(sorted((freeze_config(item) for item in config), key=repr)))',
+            f'("tuple", {ITEMS})',
+        ),
+    },
+    {
+        "function": "freeze_config",
+        "misconception": "a tuple is hashable already and needs no freezing",
+        "teaches": COMPARED,
+        "source": _freeze(f'("dict", {SORTED_PAIRS})', f'("list", {ITEMS})', '("tuple", config)'),
+    },
+    {
+        "function": "freeze_config",
+        "misconception": "a dict frozen as a frozenset of its items",
+        "teaches": COMPARED,
+        "source": _freeze(
+            '("dict", frozenset((key, freeze_config(value)) for key, value in config.items()))',
+            f'("list", {ITEMS})',
+            f'("tuple", {ITEMS})',
+        ),
     },
 ]
