@@ -5,6 +5,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import optax
 import pytest
 from flax import nnx
 
@@ -34,6 +35,10 @@ class _EqxModule(eqx.Module):
 
 def _module() -> _EqxModule:
     return _EqxModule(jnp.ones(2))
+
+
+def _mlp() -> eqx.nn.MLP:
+    return eqx.nn.MLP(in_size=2, out_size=1, width_size=2, depth=1, key=jax.random.key(0))
 
 
 class _NnxNet(nnx.Module):
@@ -139,6 +144,10 @@ ERRORS = {
         lambda: eqx.tree_at(lambda module: module.act, _module(), "relu"),
         "The libraries' own trees → Frozen modules and eqx.tree_at",
     ),
+    "Optax initialised on a model with function leaves": (
+        lambda: optax.adam(1e-3).init(_mlp()),
+        "The libraries' own trees → Optax on an Equinox model",
+    ),
     "a plain list of NNX modules": (
         lambda: _NnxNet(nnx.Rngs(0)),
         "The libraries' own trees → NNX: a GraphDef and a State",
@@ -176,6 +185,15 @@ def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     error = _raised(lambda: {"['b']": 1}[jax.tree_util.keystr((jax.tree_util.DictKey("w"),))])
     here = explain(type(error).__name__, str(error), chapter="checkpoints")
     assert here.section == "Checkpoints → Restoring into a template"
+    assert explain(type(error).__name__, str(error), chapter="mapping") is None
+
+
+def test_a_module_as_labels_points_to_optax_on_equinox_in_the_libraries_exercise_only():
+    arrays = eqx.filter(_mlp(), eqx.is_array)
+    labels = jax.tree.map(lambda _: "train", arrays)
+    error = _raised(lambda: optax.multi_transform({"train": optax.sgd(0.1)}, labels).init(arrays))
+    here = explain(type(error).__name__, str(error), chapter="libraries")
+    assert here.section == "The libraries' own trees → Optax on an Equinox model"
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 
