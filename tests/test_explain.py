@@ -12,6 +12,7 @@ from flax import nnx
 from autograder.compare.explain import POINTERS, explain
 from autograder.compare.failures import LearnerError
 from autograder.compare.verdicts import run_test_cell
+from autograder.execute.worker import Worker
 from autograder.load.course import TestCell, hidden_lines
 
 
@@ -197,6 +198,20 @@ def test_a_module_as_labels_points_to_optax_on_equinox_in_the_libraries_exercise
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 
+def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():
+    worker = Worker()
+    source = (
+        "import numpy as np\n"
+        "def f():\n"
+        "    return np.array([np.ones(2), np.ones(3)], dtype=object)\n"
+    )
+    assert worker.exec_cell(1, source)["ok"]
+    reply = worker.handle({"op": "call", "name": "f", "args": [], "kwargs": {"$dict": []}})
+    error = reply["error"]
+    pointer = explain(error["type"], error["message"])
+    assert pointer is not None and pointer.section == "Leaves → Containers and leaves"
+
+
 def test_an_error_outside_the_course_topics_gets_no_pointer():
     assert explain("ZeroDivisionError", "division by zero") is None
 
@@ -205,7 +220,7 @@ def test_every_pointer_is_exercised_by_a_real_error():
     sections = {section for _, section in ERRORS.values()}
     # a pointer kept to some chapters has a test of its own, below
     everywhere = {pointer.section for _, pointer in POINTERS if not pointer.only_in}
-    assert everywhere - sections <= {"Leaves → Flattening order"}
+    assert everywhere - sections <= {"Leaves → Flattening order", "Leaves → Containers and leaves"}
 
 
 SOURCE = "assert f(1) == 2, 'f(1) should be 2'\n"

@@ -109,6 +109,27 @@ def test_custom_nodes_arrive_as_registered_stand_ins():
     assert len(leaves) == 2 and treedef.node_data()[1] == "dense"
 
 
+def test_subclasses_of_containers_arrive_as_subclasses_of_the_same_name_so_leaves():
+    class Row(list):
+        pass
+
+    class Record(dict):
+        pass
+
+    out = roundtrip([Row([1, 2]), Record(a=np.ones(2))])
+    assert [type(x).__name__ for x in out] == ["Row", "Record"]
+    assert isinstance(out[0], list) and out[0] == [1, 2] and isinstance(out[1], dict)
+    assert len(jax.tree.leaves(out)) == 2
+
+
+def test_a_subclass_is_sent_with_what_it_holds_whatever_it_overrides():
+    class Liar(list):
+        def __iter__(self):
+            return iter(["lie"])
+
+    assert list(list.__iter__(roundtrip(Liar([1, 2])))) == [1, 2]
+
+
 def test_object_arrays_are_refused():
     with pytest.raises(wire.WireError):
         wire.dumps(np.array([object()], dtype=object))

@@ -38,6 +38,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"^UnsendableResult: .*arrays of Python objects",
+        Pointer(
+            "a returned array of Python objects: NumPy makes one from a list of arrays "
+            "of different shapes, or of trees; an array holds numbers of one dtype, so "
+            "keep a tree's leaves in a list or a tree, not in np.array",
+            "Leaves → Containers and leaves",
+        ),
+    ),
+    (
         r"in_axes specification must be a tree prefix",
         Pointer(
             "an in_axes that does not fit the arguments: it must be a prefix of the "

@@ -21,6 +21,8 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$complex``       ``[real, imag]``
 ``$bytes``         base64
 ``$node``          a custom pytree node: ``name``, ``children``, ``aux``
+``$subclass``      an unregistered subclass of list, tuple or dict (a leaf to JAX):
+                   ``name``, ``base`` and ``items`` (``[key, value]`` pairs for a dict)
 ``$object``        any other object: ``name`` of its type and a short ``repr``
 ``$learner``       a name in the learner's notebook (grader to worker only)
 =================  ===============================================================
@@ -141,7 +143,23 @@ def encode(value: Any, depth: int = 0) -> Any:
             "children": [encode(c, deeper) for c in children],
             "aux": _encode_aux(aux, deeper),
         }
+    base = _container_base(value)
+    if base is not None:
+        # the base's own methods read what the instance holds, whatever the subclass overrides
+        if base is dict:
+            items = [[encode(k, deeper), encode(v, deeper)] for k, v in dict.items(value)]
+        else:
+            items = [encode(v, deeper) for v in base.__iter__(value)]
+        return {"$subclass": type(value).__name__, "base": base.__name__, "items": items}
     return {"$object": type(value).__name__, "repr": _short_repr(value)}
+
+
+_CONTAINER_BASES = {"list": list, "tuple": tuple, "dict": dict}
+
+
+def _container_base(value: Any) -> type | None:
+    """list, tuple or dict when ``value`` is an instance of a subclass of one."""
+    return next((b for b in _CONTAINER_BASES.values() if isinstance(value, b)), None)
 
 
 def _encode_aux(aux: Any, depth: int) -> Any:
@@ -211,7 +229,7 @@ def _short_repr(value: Any) -> str:
 MAX_VALUES = 50_000
 """Values (containers, leaves, keys) in one message; also bounds the JSON it is read from."""
 MAX_NAMES_PER_MESSAGE = 32
-"""Distinct ``$namedtuple`` / ``$node`` / ``$object`` names in one message."""
+"""Distinct ``$namedtuple`` / ``$node`` / ``$subclass`` / ``$object`` names in one message."""
 MAX_NAMES_PER_NOTEBOOK = 128
 """Distinct names, and so classes made for them, in one notebook's messages."""
 DECODE_SECONDS = 2.0
@@ -315,6 +333,13 @@ class _Decoder:
                     )
                     cls = self.classes.node(str(body))
                     return cls([again(c) for c in raw["children"]], aux)
+                case "$subclass":
+                    base = _CONTAINER_BASES[str(raw["base"])]
+                    self.named(("$subclass", (str(body), base.__name__)))
+                    cls = self.classes.subclass(str(body), base)
+                    if base is dict:
+                        return cls((again(k), again(v)) for k, v in raw["items"])
+                    return cls(again(v) for v in raw["items"])
                 case "$object":
                     self.named(("$object", str(body)))
                     return self.classes.empty(str(body))()
@@ -390,6 +415,13 @@ class Classes:
     def empty(self, name: str) -> type:
         """An empty class called ``name``: an unregistered object, so a leaf."""
         return self._get(("$object", name), lambda: type(name, (), {"__module__": "submission"}))
+
+    def subclass(self, name: str, base: type) -> type:
+        """A subclass called ``name`` of list, tuple or dict: unregistered, so a leaf."""
+        return self._get(
+            ("$subclass", (name, base.__name__)),
+            lambda: type(name, (base,), {"__module__": "submission"}),
+        )
 
     def node(self, name: str) -> type:
         """A :class:`RemoteNode` subclass called ``name``, registered with JAX."""
