@@ -22,8 +22,12 @@ CASES = [
         "source": """
 def frozen_sgd_step(depth, frozen):
     model = make_mlp(depth)
-    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", model)
-    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, lambda _: labels)
+    labels = jax.tree_util.tree_map_with_path(
+        lambda path, _: "frozen" if len(path) > 1 and path[1].idx in frozen else "train", model
+    )
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(model), model)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -37,7 +41,7 @@ def frozen_sgd_step(depth, frozen):
     model = make_mlp(depth)
     arrays = eqx.filter(model, eqx.is_array)
     labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
-    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, labels)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, labels)
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -51,7 +55,7 @@ def frozen_sgd_step(depth, frozen):
     model = make_mlp(depth)
     arrays = eqx.filter(model, eqx.is_array)
     train = jax.tree_util.tree_map_with_path(lambda path, _: path[1].idx not in frozen, arrays)
-    optimiser = optax.masked(optax.sgd(0.1), lambda _: train)
+    optimiser = optax.masked(optax.sgd(0.1, momentum=0.9), lambda _: train)
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -66,7 +70,7 @@ def frozen_sgd_step(depth, frozen):
     arrays = eqx.filter(model, eqx.is_array)
     leaves, treedef = jax.tree.flatten(arrays)
     labels = jax.tree.unflatten(treedef, ["frozen" if i in frozen else "train" for i in range(len(leaves))])
-    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, lambda _: labels)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -82,7 +86,7 @@ def frozen_sgd_step(depth, frozen):
     labels = jax.tree_util.tree_map_with_path(
         lambda path, _: "frozen" if path[1].idx in frozen and path[2].name == "weight" else "train", arrays
     )
-    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, lambda _: labels)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -98,7 +102,7 @@ def frozen_sgd_step(depth, frozen):
     grads = jax.tree_util.tree_map_with_path(
         lambda path, g: jnp.zeros_like(g) if path[1].idx in frozen else g, mlp_grads(model)
     )
-    optimiser = optax.sgd(0.1)
+    optimiser = optax.sgd(0.1, momentum=0.9)
     updates, _ = optimiser.update(grads, optimiser.init(arrays), arrays)
     return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
@@ -112,7 +116,7 @@ def frozen_sgd_step(depth, frozen):
     model = make_mlp(depth)
     arrays = eqx.filter(model, eqx.is_array)
     labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
-    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, lambda _: labels)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
     updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
     return eqx.apply_updates(model, updates)
 """,
@@ -175,7 +179,7 @@ def adam_state_bf16_mu(params, grads):
     {
         "function": "adam_state_bf16_mu",
         "misconception": "each update may start from a fresh state",
-        "teaches": MAPPING,
+        "teaches": STATE,
         "source": """
 def adam_state_bf16_mu(params, grads):
     optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
@@ -208,6 +212,35 @@ def adam_state_bf16_mu(params, grads):
     for _ in range(2):
         _, state = optimiser.update(grads, state, params)
     return state[0]
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "the updates are the new parameters",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return updates
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "a state initialised on bfloat16 parameters keeps mu small",
+        "teaches": MAPPING,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(jax.tree.map(lambda leaf: leaf.astype(jnp.bfloat16), params))
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return state
 """,
     },
     {
