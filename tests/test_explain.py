@@ -212,6 +212,15 @@ def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():
     assert pointer is not None and pointer.section == "Leaves → Containers and leaves"
 
 
+def test_optax_updates_added_to_functions_point_to_optax_on_equinox_in_libraries_only():
+    model = _mlp()
+    updates = jax.tree.map(jnp.zeros_like, eqx.filter(model, eqx.is_array))
+    error = _raised(lambda: optax.apply_updates(model, updates))
+    here = explain(type(error).__name__, str(error), chapter="libraries")
+    assert here.section == "The libraries' own trees → Optax on an Equinox model"
+    assert explain(type(error).__name__, str(error), chapter="mapping") is None
+
+
 def test_an_error_outside_the_course_topics_gets_no_pointer():
     assert explain("ZeroDivisionError", "division by zero") is None
 

@@ -164,6 +164,15 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"unsupported operand type\(s\) for \+: '[\w.]+' and 'NoneType'",
+        Pointer(
+            "updates added to a model that holds functions: optax.apply_updates adds to every "
+            "leaf, and a function's update is None; eqx.apply_updates skips the None updates",
+            "The libraries' own trees → Optax on an Equinox model",
+            only_in=("libraries",),
+        ),
+    ),
+    (
         r"unsupported operand type\(s\) for @: 'str' and '\w+'",
         Pointer(
             "a labels tree that is itself an Equinox module: a module is callable, so "

@@ -122,6 +122,22 @@ def frozen_sgd_step(depth, frozen):
 """,
     },
     {
+        "function": "frozen_sgd_step",
+        "misconception": "optax.apply_updates adds updates to an Equinox model",
+        "teaches": EQX_OPTAX,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(optax.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
         "function": "adam_state_bf16_mu",
         "misconception": "casting the whole state to bfloat16 is the same as a bfloat16 mu",
         "teaches": MAPPING,
