@@ -5,7 +5,11 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+<<<<<<< HEAD
 import numpy as np
+=======
+import optax
+>>>>>>> libraries
 import pytest
 from flax import nnx
 
@@ -36,6 +40,10 @@ class _EqxModule(eqx.Module):
 
 def _module() -> _EqxModule:
     return _EqxModule(jnp.ones(2))
+
+
+def _mlp() -> eqx.nn.MLP:
+    return eqx.nn.MLP(in_size=2, out_size=1, width_size=2, depth=1, key=jax.random.key(0))
 
 
 class _NnxNet(nnx.Module):
@@ -159,6 +167,10 @@ ERRORS = {
         lambda: eqx.tree_at(lambda module: module.act, _module(), "relu"),
         "The libraries' own trees → Frozen modules and eqx.tree_at",
     ),
+    "Optax initialised on a model with function leaves": (
+        lambda: optax.adam(1e-3).init(_mlp()),
+        "The libraries' own trees → Optax on an Equinox model",
+    ),
     "a plain list of NNX modules": (
         lambda: _NnxNet(nnx.Rngs(0)),
         "The libraries' own trees → NNX: a GraphDef and a State",
@@ -220,10 +232,20 @@ def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 
+<<<<<<< HEAD
 def test_key_data_of_another_dtype_points_to_prng_keys_in_checkpoints():
     error = _raised(lambda: jax.random.wrap_key_data(np.zeros(2, np.int32)))
     pointer = explain(type(error).__name__, str(error))
     assert pointer.section == "Checkpoints → PRNG keys in a checkpoint"
+=======
+def test_a_module_as_labels_points_to_optax_on_equinox_in_the_libraries_exercise_only():
+    arrays = eqx.filter(_mlp(), eqx.is_array)
+    labels = jax.tree.map(lambda _: "train", arrays)
+    error = _raised(lambda: optax.multi_transform({"train": optax.sgd(0.1)}, labels).init(arrays))
+    here = explain(type(error).__name__, str(error), chapter="libraries")
+    assert here.section == "The libraries' own trees → Optax on an Equinox model"
+    assert explain(type(error).__name__, str(error), chapter="mapping") is None
+>>>>>>> libraries
 
 
 def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():
@@ -238,6 +260,15 @@ def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():
     error = reply["error"]
     pointer = explain(error["type"], error["message"])
     assert pointer is not None and pointer.section == "Leaves → Containers and leaves"
+
+
+def test_optax_updates_added_to_functions_point_to_optax_on_equinox_in_libraries_only():
+    model = _mlp()
+    updates = jax.tree.map(jnp.zeros_like, eqx.filter(model, eqx.is_array))
+    error = _raised(lambda: optax.apply_updates(model, updates))
+    here = explain(type(error).__name__, str(error), chapter="libraries")
+    assert here.section == "The libraries' own trees → Optax on an Equinox model"
+    assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 
 def test_an_error_outside_the_course_topics_gets_no_pointer():

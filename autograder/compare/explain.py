@@ -184,6 +184,34 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"zeros_like requires ndarray or scalar arguments",
+        Pointer(
+            "an optimiser initialised on a model whose leaves are not all arrays (an Equinox "
+            "model keeps its functions as leaves): give Optax the arrays alone, "
+            "eqx.filter(model, eqx.is_array)",
+            "The libraries' own trees → Optax on an Equinox model",
+        ),
+    ),
+    (
+        r"unsupported operand type\(s\) for \+: '[\w.]+' and 'NoneType'",
+        Pointer(
+            "updates added to a model that holds functions: optax.apply_updates adds to every "
+            "leaf, and a function's update is None; eqx.apply_updates skips the None updates",
+            "The libraries' own trees → Optax on an Equinox model",
+            only_in=("libraries",),
+        ),
+    ),
+    (
+        r"unsupported operand type\(s\) for @: 'str' and '\w+'",
+        Pointer(
+            "a labels tree that is itself an Equinox module: a module is callable, so "
+            "Optax calls it as a function of the parameters; hand Optax a function that "
+            "returns the tree",
+            "The libraries' own trees → Optax on an Equinox model",
+            only_in=("libraries",),
+        ),
+    ),
+    (
         r"assigned to static attribute .* of Pytree type",
         Pointer(
             "a plain list of NNX modules: NNX treats a list attribute as static, so hold "

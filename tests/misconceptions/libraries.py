@@ -7,119 +7,256 @@ function's points, and a failing test's message must contain ``teaches``.
 CHAPTER = "Reread The libraries' own trees"
 STATE = f"{CHAPTER} → An optimiser state is a tree"
 MAPPING = f"{CHAPTER} → Mapping over an optimiser state"
-MASKS = f"{CHAPTER} → Masks for optax.masked"
+LABELS = f"{CHAPTER} → Labels for optax.multi_transform"
 EQX = f"{CHAPTER} → An Equinox module is a tree"
+EQX_OPTAX = f"{CHAPTER} → Optax on an Equinox model"
 TREE_AT = f"{CHAPTER} → Frozen modules and eqx.tree_at"
 NNX = f"{CHAPTER} → NNX: a GraphDef and a State"
 FILTERS = f"{CHAPTER} → Filters and counting by path"
 
 CASES = [
     {
-        "function": "decay_mask",
-        "misconception": "weights are the leaves with more than one axis",
-        "teaches": MASKS,
+        "function": "frozen_sgd_step",
+        "misconception": "Optax can be initialised on the whole Equinox model",
+        "teaches": EQX_OPTAX,
         "source": """
-def decay_mask(params):
-    return jax.tree.map(lambda leaf: leaf.ndim > 1, params)
-""",
-    },
-    {
-        "function": "decay_mask",
-        "misconception": "the first key of a path names the leaf",
-        "teaches": MASKS,
-        "source": """
-def decay_mask(params):
-    return jax.tree_util.tree_map_with_path(lambda path, leaf: path[0].key == "w", params)
-""",
-    },
-    {
-        "function": "decay_mask",
-        "misconception": "a mask is a flat list with one bool per leaf",
-        "teaches": MASKS,
-        "source": """
-def decay_mask(params):
-    return [path[-1].key == "w" for path, _ in jax.tree_util.tree_leaves_with_path(params)]
-""",
-    },
-    {
-        "function": "decay_mask",
-        "misconception": "a w anywhere in the path string marks a weight",
-        "teaches": MASKS,
-        "source": """
-def decay_mask(params):
-    return jax.tree_util.tree_map_with_path(
-        lambda path, leaf: "w" in jax.tree_util.keystr(path), params
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    labels = jax.tree_util.tree_map_with_path(
+        lambda path, _: "frozen" if len(path) > 1 and path[1].idx in frozen else "train", model
     )
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(model), model)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
     },
     {
-        "function": "decay_mask",
-        "misconception": "a mask only needs the leaves to decay",
-        "teaches": MASKS,
+        "function": "frozen_sgd_step",
+        "misconception": "a labels tree that is a module can be handed to multi_transform as it is",
+        "teaches": EQX_OPTAX,
         "source": """
-def decay_mask(params):
-    return {
-        jax.tree_util.keystr(path): True
-        for path, _ in jax.tree_util.tree_leaves_with_path(params)
-        if path[-1].key == "w"
-    }
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
 """,
     },
     {
-        "function": "adam_state_in_float16",
-        "misconception": "every leaf of an optimiser state is a moment",
+        "function": "frozen_sgd_step",
+        "misconception": "optax.masked freezes the leaves outside its mask",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    train = jax.tree_util.tree_map_with_path(lambda path, _: path[1].idx not in frozen, arrays)
+    optimiser = optax.masked(optax.sgd(0.1, momentum=0.9), lambda _: train)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "a layer's index is its leaves' position in the flat list",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    leaves, treedef = jax.tree.flatten(arrays)
+    labels = jax.tree.unflatten(treedef, ["frozen" if i in frozen else "train" for i in range(len(leaves))])
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "freezing a layer means freezing its weight",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(
+        lambda path, _: "frozen" if path[1].idx in frozen and path[2].name == "weight" else "train", arrays
+    )
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "zeroing the frozen gradients by hand is the same as labelling them",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    grads = jax.tree_util.tree_map_with_path(
+        lambda path, g: jnp.zeros_like(g) if path[1].idx in frozen else g, mlp_grads(model)
+    )
+    optimiser = optax.sgd(0.1, momentum=0.9)
+    updates, _ = optimiser.update(grads, optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "the trained model is what to return, functions and all",
+        "teaches": EQX_OPTAX,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.apply_updates(model, updates)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "optax.apply_updates adds updates to an Equinox model",
+        "teaches": EQX_OPTAX,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(optax.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "casting the whole state to bfloat16 is the same as a bfloat16 mu",
         "teaches": MAPPING,
         "source": """
-def adam_state_in_float16(params, grads):
-    optimiser = optax.adam(1e-2)
-    _, state = optimiser.update(grads, optimiser.init(params), params)
-    return jax.tree.map(lambda leaf: leaf.astype(jnp.float16), state)
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(params)
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return jax.tree.map(lambda leaf: leaf.astype(jnp.bfloat16) if leaf.dtype == jnp.float32 else leaf, state)
 """,
     },
     {
-        "function": "adam_state_in_float16",
-        "misconception": "optax.tree_utils.tree_cast casts the moments only",
+        "function": "adam_state_bf16_mu",
+        "misconception": "a cast of mu after the last update is what mu_dtype does",
         "teaches": MAPPING,
         "source": """
-def adam_state_in_float16(params, grads):
-    optimiser = optax.adam(1e-2)
-    _, state = optimiser.update(grads, optimiser.init(params), params)
-    return optax.tree_utils.tree_cast(state, jnp.float16)
-""",
-    },
-    {
-        "function": "adam_state_in_float16",
-        "misconception": "init already holds the moments of the first step",
-        "teaches": MAPPING,
-        "source": """
-def adam_state_in_float16(params, grads):
+def adam_state_bf16_mu(params, grads):
     optimiser = optax.adam(1e-2)
     state = optimiser.init(params)
-    return optax.tree_utils.tree_map_params(optimiser, lambda leaf: leaf.astype(jnp.float16), state)
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    mu = jax.tree.map(lambda leaf: leaf.astype(jnp.bfloat16), state[0].mu)
+    return (state[0]._replace(mu=mu), state[1])
 """,
     },
     {
-        "function": "adam_state_in_float16",
+        "function": "adam_state_bf16_mu",
+        "misconception": "a state cast once keeps its dtypes through update",
+        "teaches": MAPPING,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2)
+    state = optimiser.init(params)
+    state = optax.tree_utils.tree_map_params(optimiser, lambda leaf: leaf.astype(jnp.bfloat16), state)
+    state = (state[0]._replace(nu=jax.tree.map(lambda leaf: leaf.astype(jnp.float32), state[0].nu)), state[1])
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return state
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "both moments belong in bfloat16",
+        "teaches": MAPPING,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(params)
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return optax.tree_utils.tree_map_params(optimiser, lambda leaf: leaf.astype(jnp.bfloat16), state)
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "each update may start from a fresh state",
+        "teaches": STATE,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    for _ in range(2):
+        _, state = optimiser.update(grads, optimiser.init(params), params)
+    return state
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "float16 and bfloat16 are the same half precision",
+        "teaches": MAPPING,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.float16)
+    state = optimiser.init(params)
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return state
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
         "misconception": "the moments are the state",
         "teaches": STATE,
         "source": """
-def adam_state_in_float16(params, grads):
-    optimiser = optax.adam(1e-2)
-    _, state = optimiser.update(grads, optimiser.init(params), params)
-    half = lambda tree: jax.tree.map(lambda leaf: leaf.astype(jnp.float16), tree)
-    return half(state[0].mu), half(state[0].nu)
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(params)
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return state[0]
 """,
     },
     {
-        "function": "adam_state_in_float16",
-        "misconception": "nu is a statistic, not a moment to cast",
+        "function": "frozen_sgd_step",
+        "misconception": "the updates are the new parameters",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return updates
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "a state initialised on bfloat16 parameters keeps mu small",
         "teaches": MAPPING,
         "source": """
-def adam_state_in_float16(params, grads):
-    optimiser = optax.adam(1e-2)
-    _, state = optimiser.update(grads, optimiser.init(params), params)
-    mu = jax.tree.map(lambda leaf: leaf.astype(jnp.float16), state[0].mu)
-    return (state[0]._replace(mu=mu), state[1])
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(jax.tree.map(lambda leaf: leaf.astype(jnp.bfloat16), params))
+    for _ in range(2):
+        _, state = optimiser.update(grads, state, params)
+    return state
 """,
     },
     {
