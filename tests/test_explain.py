@@ -5,11 +5,8 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-<<<<<<< HEAD
 import numpy as np
-=======
 import optax
->>>>>>> libraries
 import pytest
 from flax import nnx
 
@@ -232,12 +229,12 @@ def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 
-<<<<<<< HEAD
 def test_key_data_of_another_dtype_points_to_prng_keys_in_checkpoints():
     error = _raised(lambda: jax.random.wrap_key_data(np.zeros(2, np.int32)))
     pointer = explain(type(error).__name__, str(error))
     assert pointer.section == "Checkpoints → PRNG keys in a checkpoint"
-=======
+
+
 def test_a_module_as_labels_points_to_optax_on_equinox_in_the_libraries_exercise_only():
     arrays = eqx.filter(_mlp(), eqx.is_array)
     labels = jax.tree.map(lambda _: "train", arrays)
@@ -245,7 +242,6 @@ def test_a_module_as_labels_points_to_optax_on_equinox_in_the_libraries_exercise
     here = explain(type(error).__name__, str(error), chapter="libraries")
     assert here.section == "The libraries' own trees → Optax on an Equinox model"
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
->>>>>>> libraries
 
 
 def test_a_returned_array_of_python_objects_points_to_what_an_array_holds():
