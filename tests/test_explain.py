@@ -172,6 +172,10 @@ ERRORS = {
         lambda: _NnxNet(nnx.Rngs(0)),
         "The libraries' own trees → NNX: a GraphDef and a State",
     ),
+    "a tree without leaves reduced without an initializer": (
+        lambda: jax.tree.reduce(lambda total, leaf: total + leaf, {"frozen": None}),
+        "Mapping → Reducing a tree",
+    ),
     "unflatten with too few leaves": (
         lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),
         "Structure → What unflatten checks",
@@ -227,6 +231,14 @@ def test_a_missing_path_points_to_restoring_in_the_checkpoints_exercise_only():
     here = explain(type(error).__name__, str(error), chapter="checkpoints")
     assert here.section == "Checkpoints → Restoring into a template"
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
+
+
+def test_a_tuple_of_shapes_given_to_ones_points_to_the_tree_of_shapes_trap_in_mapping_only():
+    shapes = ((2,), (3, 1))
+    error = _raised(lambda: jax.tree.map(jnp.ones, [shapes], is_leaf=lambda n: type(n) is tuple))
+    here = explain(type(error).__name__, str(error), chapter="mapping")
+    assert here.section == "Mapping → The tree-of-shapes trap"
+    assert explain(type(error).__name__, str(error), chapter="transformations") is None
 
 
 def test_key_data_of_another_dtype_points_to_prng_keys_in_checkpoints():

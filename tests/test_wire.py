@@ -155,6 +155,20 @@ def test_subclasses_of_containers_arrive_as_subclasses_of_the_same_name_so_leave
     assert len(jax.tree.leaves(out)) == 2
 
 
+def test_a_defaultdict_stays_a_registered_defaultdict_keeping_order_and_a_builtin_factory():
+    out = roundtrip(collections.defaultdict(list, {"b": [1], "a": 2}))
+    assert type(out) is collections.defaultdict and out.default_factory is list
+    assert list(out.items()) == [("b", [1]), ("a", 2)]
+    assert jax.tree.leaves(out) == [2, 1]
+    other = roundtrip(collections.defaultdict(lambda: 0, a=1))
+    assert type(other) is collections.defaultdict and other.default_factory is None
+
+
+def test_a_defaultdict_naming_a_factory_outside_the_list_is_refused():
+    with pytest.raises(wire.WireError):
+        wire.loads('{"$defaultdict": [], "factory": "eval"}')
+
+
 def test_a_subclass_is_sent_with_what_it_holds_whatever_it_overrides():
     class Liar(list):
         def __iter__(self):

@@ -71,6 +71,24 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"reduce\(\) of empty iterable with no initial value",
+        Pointer(
+            "a reduction of a tree without leaves: with no initializer there is nothing to "
+            "start from, so give jax.tree.reduce one, the value an empty tree reduces to",
+            "Mapping → Reducing a tree",
+        ),
+    ),
+    (
+        r"Shapes must be 1D sequences of concrete values of integer type",
+        Pointer(
+            "a value handed to jnp.ones that is not one shape: a tuple of shapes is a "
+            "container, and only a tuple of ints is a shape, so stop the walk at exactly "
+            "those with is_leaf",
+            "Mapping → The tree-of-shapes trap",
+            only_in=("mapping",),
+        ),
+    ),
+    (
         r"carry input and carry output must have the same pytree structure",
         Pointer(
             "a loop whose body returns its carry as another tree: the body is traced once "

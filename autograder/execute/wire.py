@@ -12,6 +12,9 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$tuple``         items
 ``$dict``          ``[[key, value], ...]`` in the dict's own order
 ``$ordereddict``   same, for ``collections.OrderedDict``
+``$defaultdict``   same, for ``collections.defaultdict``; ``factory`` names its
+                   ``default_factory`` when it is one of :data:`DEFAULT_FACTORIES`, and
+                   is ``None`` otherwise (a registered container to JAX, not a leaf)
 ``$namedtuple``    ``name``, ``fields``, ``values``
 ``$set``           items, sorted by their encoded text so the order is stable
 ``$range``         ``[start, stop, step]``
@@ -127,6 +130,12 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"$ordereddict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()]}
     if type(value) is dict:
         return {"$dict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()]}
+    if type(value) is collections.defaultdict:
+        factory = value.default_factory
+        return {
+            "$defaultdict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()],
+            "factory": next((n for n, f in DEFAULT_FACTORIES.items() if f is factory), None),
+        }
     if type(value) in (set, frozenset):
         items = [encode(v, deeper) for v in value]
         return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
@@ -162,6 +171,9 @@ def encode(value: Any, depth: int = 0) -> Any:
 
 
 _CONTAINER_BASES = {"list": list, "tuple": tuple, "dict": dict}
+
+# The default_factory a ``$defaultdict`` may name: builtin types, so decoding runs no chosen code.
+DEFAULT_FACTORIES = {f.__name__: f for f in (list, dict, set, tuple, int, float, str)}
 
 
 def _container_base(value: Any) -> type | None:
@@ -341,6 +353,10 @@ class _Decoder:
                     return {again(k): again(v) for k, v in body}
                 case "$ordereddict":
                     return collections.OrderedDict((again(k), again(v)) for k, v in body)
+                case "$defaultdict":
+                    name = raw["factory"]
+                    factory = None if name is None else DEFAULT_FACTORIES[str(name)]
+                    return collections.defaultdict(factory, ((again(k), again(v)) for k, v in body))
                 case "$namedtuple":
                     key = (str(body), tuple(str(f) for f in raw["fields"]))
                     self.named(("$namedtuple", key))

@@ -272,4 +272,147 @@ def is_leaf_type(value):
     return not isinstance(value, collections.abc.Iterable)
 """,
     },
+    {
+        "function": "leaves_in_order",
+        "misconception": "isinstance checks: subclasses of list/tuple/dict are containers",
+        "teaches": "Reread Leaves → Subclasses are leaves",
+        "source": """
+def leaves_in_order(tree):
+    out = []
+
+    def walk(node):
+        if node is None:
+            return
+        if isinstance(node, OrderedDict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, dict):
+            for key in sorted(node):
+                walk(node[key])
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+        else:
+            out.append(node)
+
+    walk(tree)
+    return out
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "only a plain dict is sorted; defaultdict keeps insertion order",
+        "teaches": "Reread Leaves → Flattening order",
+        "source": """
+def leaves_in_order(tree):
+    out = []
+
+    def walk(node):
+        kind = type(node)
+        if node is None:
+            return
+        if kind is dict:
+            for key in sorted(node):
+                walk(node[key])
+        elif kind in (OrderedDict, defaultdict):
+            for value in node.values():
+                walk(value)
+        elif kind in (list, tuple) or (isinstance(node, tuple) and hasattr(node, "_fields")):
+            for item in node:
+                walk(item)
+        else:
+            out.append(node)
+
+    walk(tree)
+    return out
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "empty things (falsy values) have no leaves, like None and []",
+        "teaches": "Reread Leaves → Empty containers",
+        "source": """
+def leaves_in_order(tree):
+    out = []
+
+    def walk(node):
+        kind = type(node)
+        if node is None:
+            return
+        if not isinstance(node, (np.ndarray, jax.Array)) and not node:
+            return  # None, [], (), {} and other empty values give nothing
+        if kind in (dict, defaultdict):
+            for key in sorted(node):
+                walk(node[key])
+        elif kind is OrderedDict:
+            for value in node.values():
+                walk(value)
+        elif kind in (list, tuple) or (isinstance(node, tuple) and hasattr(node, "_fields")):
+            for item in node:
+                walk(item)
+        else:
+            out.append(node)
+
+    walk(tree)
+    return out
+""",
+    },
+    {
+        "function": "is_leaf_type",
+        "misconception": "a leaf is a value whose only leaf equals it (== comparison)",
+        "teaches": "Reread Leaves → Containers and leaves",
+        "source": """
+def is_leaf_type(value):
+    leaves = jax.tree.leaves(value)
+    return bool(len(leaves) == 1 and leaves[0] == value)
+""",
+    },
+    {
+        "function": "count_leaves",
+        "misconception": "every None shows in the tree's text, so count the word None",
+        "teaches": "Reread Leaves → None is a node",
+        "source": """
+def count_leaves(tree, *, none_is_leaf=False):
+    count = len(jax.tree.leaves(tree))
+    return count + str(tree).count("None") if none_is_leaf else count
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "any tuple, namedtuple or not, is walked into",
+        "teaches": "Reread Leaves → Subclasses are leaves",
+        "source": """
+def leaves_in_order(tree):
+    if tree is None:
+        return []
+    if type(tree) is list or isinstance(tree, tuple):
+        children = list(tree)
+    elif type(tree) in (dict, defaultdict):
+        children = [tree[k] for k in sorted(tree)]
+    elif type(tree) is OrderedDict:
+        children = list(tree.values())
+    else:
+        return [tree]
+    return [leaf for child in children for leaf in leaves_in_order(child)]
+""",
+    },
+    {
+        "function": "leaves_in_order",
+        "misconception": "everything iterable but a string is a container",
+        "teaches": "Reread Leaves → The registry",
+        "source": """
+def leaves_in_order(tree):
+    if tree is None:
+        return []
+    if isinstance(tree, OrderedDict):
+        children = list(tree.values())
+    elif isinstance(tree, dict):
+        children = [tree[k] for k in sorted(tree)]
+    elif hasattr(tree, "__iter__") and not isinstance(tree, (str, bytes, np.ndarray, jax.Array)):
+        children = list(tree)
+    else:
+        return [tree]
+    return [leaf for child in children for leaf in leaves_in_order(child)]
+""",
+    },
 ]

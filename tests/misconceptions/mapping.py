@@ -84,7 +84,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "two dicts' values pair up in insertion order",
-        "teaches": "Reread Mapping → Mapping over several trees",
+        "teaches": "Reread Mapping → An SGD step",
         "source": """
 def sgd_update(params, grads, lr):
     if params is None or grads is None:
@@ -245,7 +245,7 @@ def stack(trees):
     {
         "function": "stack",
         "misconception": "dicts' values line up in insertion order",
-        "teaches": "Reread Mapping → Mapping over several trees",
+        "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def stack(trees):
     first = trees[0]
@@ -351,6 +351,164 @@ def unstack(tree):
         "function": "unstack",
         "misconception": "slicing leaf[i : i + 1] is indexing leaf[i]",
         "teaches": "index each leaf, do not slice it. Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    n = len(jax.tree.leaves(tree)[0])
+    return [jax.tree.map(lambda leaf: leaf[i : i + 1], tree) for i in range(n)]
+""",
+    },
+    {
+        "function": "sgd_update",
+        "misconception": "a frozen parameter is one whose gradient is zero",
+        "teaches": "Reread Mapping → The first tree is a prefix",
+        "source": """
+def sgd_update(params, grads, lr):
+    def step(p, g):
+        if g is None:
+            g = jnp.zeros_like(p)  # frozen: no gradient, so no change
+        return p - lr * g
+
+    return jax.tree.map(step, params, grads)
+""",
+    },
+    {
+        "function": "sgd_update",
+        "misconception": "p -= lr * g inside the map is harmless",
+        "teaches": "Reread Mapping → An SGD step",
+        "source": """
+def sgd_update(params, grads, lr):
+    def step(p, g):
+        if g is None:
+            return p
+        p -= lr * g
+        return p
+
+    return jax.tree.map(step, params, grads)
+""",
+    },
+    {
+        "function": "sgd_update",
+        "misconception": "recursing over dicts, lists and tuples is the same as jax.tree.map",
+        "teaches": "Reread Mapping → An SGD step",
+        "source": """
+def sgd_update(params, grads, lr):
+    if params is None:
+        return None
+    if grads is None:
+        return params
+    if isinstance(params, dict):
+        return {key: sgd_update(params[key], grads[key], lr) for key in sorted(params)}
+    if isinstance(params, (list, tuple)):
+        return type(params)(sgd_update(p, g, lr) for p, g in zip(params, grads))
+    return params - lr * grads
+""",
+    },
+    {
+        "function": "global_norm",
+        "misconception": "an empty tree's norm can be the int 0",
+        "teaches": "Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    leaves = jax.tree.leaves(tree)
+    if not leaves:
+        return 0
+    total = sum(jnp.sum(jnp.square(leaf)) for leaf in leaves)
+    return float(jnp.sqrt(total))
+""",
+    },
+    {
+        "function": "global_norm",
+        "misconception": "squares can be summed in the leaf's own dtype (ints included)",
+        "teaches": "Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    total = jax.tree.reduce(lambda acc, leaf: acc + jnp.sum(leaf * leaf), tree, 0)
+    return float(jnp.sqrt(total))
+""",
+    },
+    {
+        "function": "stack",
+        "misconception": "after transposing, every list in the tree is one group of leaves to stack",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def stack(trees):
+    outer = jax.tree.structure([0] * len(trees))
+    grouped = jax.tree.transpose(outer, None, trees)  # a tree of lists
+    return jax.tree.map(lambda group: jnp.stack(group), grouped,
+                        is_leaf=lambda node: isinstance(node, list))
+""",
+    },
+    {
+        "function": "stack",
+        "misconception": "a recursion over dicts, lists and tuples pairs the leaves just as well",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def stack(trees):
+    first = trees[0]
+    if first is None:
+        return None
+    if isinstance(first, dict):
+        return {key: stack([tree[key] for tree in trees]) for key in first}
+    if isinstance(first, (list, tuple)):
+        return type(first)(stack(list(group)) for group in zip(*trees))
+    return jnp.stack(trees)
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "split along the first axis then squeeze removes just that axis",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    n = jax.tree.leaves(tree)[0].shape[0]
+    return [jax.tree.map(lambda leaf: jnp.split(leaf, n)[i].squeeze(), tree) for i in range(n)]
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "leaves should be converted to JAX arrays before slicing",
+        "teaches": "Reread Mapping → Transposing a list of trees",
+        "source": """
+def unstack(tree):
+    n = len(jax.tree.leaves(tree)[0])
+    return [jax.tree.map(lambda leaf: jnp.asarray(leaf)[i], tree) for i in range(n)]
+""",
+    },
+    {
+        "function": "ones_from_shapes",
+        "misconception": "a shape is a tuple whose first item is an int",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
+        "source": """
+def ones_from_shapes(shapes):
+    def is_shape(node):
+        return type(node) is tuple and (not node or isinstance(node[0], int))
+
+    return jax.tree.map(jnp.ones, shapes, is_leaf=is_shape)
+""",
+    },
+    {
+        "function": "sgd_update",
+        "misconception": "the update can be written with jnp so every parameter becomes a JAX array",
+        "teaches": "Reread Mapping → The first tree is a prefix",
+        "source": """
+def sgd_update(params, grads, lr):
+    return jax.tree.map(lambda p, g: jnp.asarray(p) if g is None else p - lr * g, params, grads)
+""",
+    },
+    {
+        "function": "global_norm",
+        "misconception": "square in the leaf's dtype, then add the totals as floats",
+        "teaches": "Reread Mapping → Reducing a tree",
+        "source": """
+def global_norm(tree):
+    total = jax.tree.reduce(lambda acc, leaf: acc + jnp.sum(jnp.square(leaf)), tree, 0.0)
+    return float(jnp.sqrt(total))
+""",
+    },
+    {
+        "function": "unstack",
+        "misconception": "slicing with leaf[i:i+1] keeps each tree's leaves as they were",
+        "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def unstack(tree):
     n = len(jax.tree.leaves(tree)[0])

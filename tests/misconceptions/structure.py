@@ -343,4 +343,98 @@ def tree_unravel(like, vector):
     return rebuild(like)
 """,
     },
+    {
+        "function": "tree_ravel",
+        "misconception": "jnp.concatenate handles every tree, the empty one included",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_ravel(tree):
+    leaves = jax.tree.leaves(tree)
+    return jnp.concatenate([jnp.ravel(leaf) for leaf in leaves])
+""",
+    },
+    {
+        "function": "tree_ravel",
+        "misconception": "NumPy's promotion rules are the same as JAX's",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_ravel(tree):
+    leaves = jax.tree.leaves(tree)
+    if not leaves:
+        return jnp.zeros(0, jnp.float32)
+    return jnp.asarray(np.concatenate([np.ravel(leaf) for leaf in leaves]))
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "round floats before converting them to an int dtype",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_unravel(like, vector):
+    leaves, treedef = jax.tree.flatten(like)
+    pieces, start = [], 0
+    for leaf in leaves:
+        piece = vector[start : start + leaf.size].reshape(leaf.shape)
+        if jnp.issubdtype(leaf.dtype, jnp.integer):
+            piece = jnp.round(piece)  # so 2.9999 becomes 3, not 2
+        pieces.append(piece.astype(leaf.dtype))
+        start += leaf.size
+    return jax.tree.unflatten(treedef, pieces)
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "a leaf's size is np.prod(leaf.shape)",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_unravel(like, vector):
+    leaves, treedef = jax.tree.flatten(like)
+    pieces, start = [], 0
+    for leaf in leaves:
+        size = np.prod(leaf.shape)
+        pieces.append(vector[start : start + size].reshape(leaf.shape).astype(leaf.dtype))
+        start += size
+    return jax.tree.unflatten(treedef, pieces)
+""",
+    },
+    {
+        "function": "replace_leaves",
+        "misconception": "the wrong count is an assertion error",
+        "teaches": "Reread Structure → What unflatten checks",
+        "source": """
+def replace_leaves(tree, leaves):
+    treedef = jax.tree.structure(tree)
+    assert len(leaves) == treedef.num_leaves, "wrong number of leaves"
+    return jax.tree.unflatten(treedef, leaves)
+""",
+    },
+    {
+        "function": "tree_ravel",
+        "misconception": "float32 is the dtype of every flat vector",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_ravel(tree):
+    leaves = jax.tree.leaves(tree)
+    if not leaves:
+        return jnp.zeros(0, jnp.float32)
+    return jnp.concatenate([jnp.ravel(jnp.asarray(leaf, jnp.float32)) for leaf in leaves])
+""",
+    },
+    {
+        "function": "tree_unravel",
+        "misconception": "the pieces keep the vector's dtype when all the leaves share one",
+        "teaches": "Reread Structure → One flat vector",
+        "source": """
+def tree_unravel(like, vector):
+    leaves, treedef = jax.tree.flatten(like)
+    dtypes = {jnp.asarray(leaf).dtype for leaf in leaves}
+    pieces, start = [], 0
+    for leaf in leaves:
+        leaf = jnp.asarray(leaf)
+        piece = jnp.reshape(vector[start : start + leaf.size], leaf.shape)
+        pieces.append(piece if len(dtypes) == 1 else piece.astype(leaf.dtype))
+        start += leaf.size
+    return jax.tree.unflatten(treedef, pieces)
+""",
+    },
 ]
