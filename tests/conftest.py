@@ -54,10 +54,10 @@ def run_cli(
     )
 
 
-def grade_with_cli(path: Path, report_path: Path, *extra: str) -> Graded:
+def grade_with_cli(path: Path, report_path: Path, *extra: str, timeout: float = 600) -> Graded:
     """Grade PATH with the real CLI, writing the JSON report to ``report_path``."""
     report_path.unlink(missing_ok=True)
-    done = run_cli("grade", path, "--json", report_path, *extra)
+    done = run_cli("grade", path, "--json", report_path, *extra, timeout=timeout)
     report = json.loads(report_path.read_text()) if report_path.exists() else None
     return Graded(done.returncode, done.stdout, done.stderr, report)
 

@@ -35,7 +35,8 @@ def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     for index, (notebook, case) in enumerate(CASES):
         target = root / "class" / _learner(index) / notebook.filename
         write_variant(notebook.path, target, {case["function"]: case["source"]})
-    return grade_with_cli(root / "class", root / "report.json")
+    # every case of the course in one run: minutes, so a wider guard against a hang
+    return grade_with_cli(root / "class", root / "report.json", timeout=1800)
 
 
 def test_every_graded_function_has_at_least_three_misconception_cases():
