@@ -93,7 +93,7 @@ def aux_data_demo(x, scale):
     {
         "function": "aux_data_demo",
         "misconception": "results can be cached by scale, as if x were static too",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread aux_data → aux_data is part of jit's cache key",
         "source": _scaled(_FLAT, _UNFLAT, None)
         + """
 
@@ -188,7 +188,7 @@ def split_static(tree):
     {
         "function": "split_static",
         "misconception": "anything with a .shape is an array, NumPy scalars included",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread aux_data → Arrays do not belong in aux_data",
         "source": """
 def split_static(tree):
     dynamic = jax.tree.map(lambda leaf: leaf if hasattr(leaf, "shape") else None, tree)
@@ -264,7 +264,7 @@ def combine(dynamic, static):
     {
         "function": "combine",
         "misconception": "the parts are flat, so merging their top level is enough",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def combine(dynamic, static):
     if isinstance(dynamic, dict):

@@ -469,14 +469,6 @@ def make_linear(weights, bias):
     },
     {
         "function": "make_polynomial",
-        "misconception": "tree_unflatten passes the children straight on as coeffs",
-        "teaches": "Reread Custom nodes → A Polynomial with a static var",
-        "source": _POLYNOMIAL_CELL.format(
-            init="self.coeffs = coeffs", unflatten="cls(children, aux_data)"
-        ),
-    },
-    {
-        "function": "make_polynomial",
         "misconception": "what JAX hands tree_unflatten should be made an array again",
         "teaches": "Reread Custom nodes → A Polynomial with a static var",
         "source": _POLYNOMIAL_CELL.format(

@@ -159,7 +159,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "a flattened dict keeps the insertion order",
-        "teaches": "Reread Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     out = {}
