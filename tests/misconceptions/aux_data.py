@@ -93,7 +93,7 @@ def aux_data_demo(x, scale):
     {
         "function": "aux_data_demo",
         "misconception": "results can be cached by scale, as if x were static too",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread aux_data → aux_data is part of jit's cache key",
         "source": _scaled(_FLAT, _UNFLAT, None)
         + """
 
@@ -188,7 +188,7 @@ def split_static(tree):
     {
         "function": "split_static",
         "misconception": "anything with a .shape is an array, NumPy scalars included",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread aux_data → Arrays do not belong in aux_data",
         "source": """
 def split_static(tree):
     dynamic = jax.tree.map(lambda leaf: leaf if hasattr(leaf, "shape") else None, tree)
@@ -264,7 +264,7 @@ def combine(dynamic, static):
     {
         "function": "combine",
         "misconception": "the parts are flat, so merging their top level is enough",
-        "teaches": "Reread aux_data → Children and aux_data",
+        "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def combine(dynamic, static):
     if isinstance(dynamic, dict):
@@ -333,5 +333,235 @@ def make_layer(weight, bias, name):
             "cls(*children, aux_data)",
             "LayerParams(jnp.asarray(weight), jnp.asarray(bias), name)",
         ),
+    },
+    {
+        "function": "split_static",
+        "misconception": "a recursion over dicts, lists and tuples splits any tree",
+        "teaches": "Reread Mapping → Mapping over one tree",
+        "source": """
+def split_static(tree):
+    if isinstance(tree, (jax.Array, np.ndarray)):
+        return tree, None
+    if tree is None:
+        return None, None
+    if isinstance(tree, dict):
+        parts = {key: split_static(tree[key]) for key in sorted(tree)}
+        return ({k: d for k, (d, s) in parts.items()}, {k: s for k, (d, s) in parts.items()})
+    if isinstance(tree, (list, tuple)):
+        parts = [split_static(item) for item in tree]
+        return (type(tree)(d for d, s in parts), type(tree)(s for d, s in parts))
+    return None, tree
+""",
+    },
+    {
+        "function": "split_static",
+        "misconception": "Equinox's is_array decides what an array is",
+        "teaches": "Reread aux_data → Arrays do not belong in aux_data",
+        "source": """
+import equinox as eqx
+
+
+def split_static(tree):
+    dynamic = jax.tree.map(lambda leaf: leaf if eqx.is_array(leaf) else None, tree)
+    static = jax.tree.map(lambda leaf: None if eqx.is_array(leaf) else leaf, tree)
+    return dynamic, static
+""",
+    },
+    {
+        "function": "combine",
+        "misconception": "the dynamic part only ever holds arrays, so test for an array",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def combine(dynamic, static):
+    def pick(d, s):
+        return d if isinstance(d, (jax.Array, np.ndarray)) else s
+
+    return jax.tree.map(pick, dynamic, static, is_leaf=lambda node: node is None)
+""",
+    },
+    {
+        "function": "combine",
+        "misconception": "a recursion over both trees is as good as jax.tree.map",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def combine(dynamic, static):
+    if dynamic is None:
+        return static
+    if static is None:
+        return dynamic
+    if isinstance(dynamic, dict):
+        return {key: combine(dynamic[key], static[key]) for key in sorted(dynamic)}
+    if isinstance(dynamic, (list, tuple)):
+        return type(dynamic)(combine(d, s) for d, s in zip(dynamic, static))
+    return dynamic
+""",
+    },
+    {
+        "function": "combine",
+        "misconception": "jax.tree.map can walk the two parts as they are",
+        "teaches": "Reread Mapping → The first tree is a prefix",
+        "source": """
+def combine(dynamic, static):
+    return jax.tree.map(lambda d, s: s if d is None else d, dynamic, static)
+""",
+    },
+    {
+        "function": "make_layer",
+        "misconception": "tree_unflatten passes aux_data first, as it receives it",
+        "teaches": "Reread aux_data → Children and aux_data",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class LayerParams:
+    def __init__(self, weight, bias, name):
+        self.weight = weight
+        self.bias = bias
+        self.name = name
+
+    def tree_flatten(self):
+        return (self.weight, self.bias), self.name
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(aux_data, *children)
+
+
+def make_layer(weight, bias, name):
+    return LayerParams(weight, bias, name)
+""",
+    },
+    {
+        "function": "make_layer",
+        "misconception": "a name is a string, so store str(name)",
+        "teaches": "Reread aux_data → Children and aux_data",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class LayerParams:
+    def __init__(self, weight, bias, name):
+        self.weight = weight
+        self.bias = bias
+        self.name = name
+
+    def tree_flatten(self):
+        return (self.weight, self.bias), self.name
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(*children, aux_data)
+
+
+def make_layer(weight, bias, name):
+    return LayerParams(weight, bias, str(name))
+""",
+    },
+    {
+        "function": "make_layer",
+        "misconception": "aux_data stays with the class, so unflatten only restores the children",
+        "teaches": "Reread aux_data → Children and aux_data",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class LayerParams:
+    def __init__(self, weight, bias, name):
+        self.weight = weight
+        self.bias = bias
+        self.name = name
+
+    def tree_flatten(self):
+        return (self.weight, self.bias), self.name
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        layer = object.__new__(cls)
+        layer.weight, layer.bias = children
+        return layer
+
+
+def make_layer(weight, bias, name):
+    return LayerParams(weight, bias, name)
+""",
+    },
+    {
+        "function": "make_layer",
+        "misconception": "a layer's name is case-insensitive, so store it lowercased",
+        "teaches": "Reread aux_data → Children and aux_data",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class LayerParams:
+    def __init__(self, weight, bias, name):
+        self.weight = weight
+        self.bias = bias
+        self.name = name
+
+    def tree_flatten(self):
+        return (self.weight, self.bias), self.name
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(*children, aux_data)
+
+
+def make_layer(weight, bias, name):
+    return LayerParams(weight, bias, name.lower())
+""",
+    },
+    {
+        "function": "aux_data_demo",
+        "misconception": "a jitted closure per scale, kept in a dict, does the same",
+        "teaches": "Reread aux_data → aux_data is part of jit's cache key",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class Scaled:
+    def __init__(self, x, scale):
+        self.x = x
+        self.scale = scale
+
+    def tree_flatten(self):
+        return (self.x,), self.scale
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(children[0], aux_data)
+
+
+@jax.jit
+def _scaled_values(scaled):
+    return scaled.x * scaled.scale
+
+
+_by_scale = {}
+
+
+def aux_data_demo(x, scale):
+    if scale not in _by_scale:
+        _by_scale[scale] = jax.jit(lambda x: x * scale)
+    return _by_scale[scale](jnp.asarray(x))
+""",
+    },
+    {
+        "function": "aux_data_demo",
+        "misconception": "the scale's type belongs in the aux_data, so that 2 and 2.0 differ",
+        "teaches": "Reread aux_data → Children and aux_data",
+        "source": """
+@jax.tree_util.register_pytree_node_class
+class Scaled:
+    def __init__(self, x, scale):
+        self.x = x
+        self.scale = scale
+
+    def tree_flatten(self):
+        return (self.x,), (type(self.scale), self.scale)
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(children[0], aux_data[1])
+
+
+@jax.jit
+def _scaled_values(scaled):
+    return scaled.x * scaled.scale
+
+
+def aux_data_demo(x, scale):
+    return _scaled_values(Scaled(jnp.asarray(x), scale))
+""",
     },
 ]

@@ -63,6 +63,64 @@ def _train_state(registration, make="    return TrainState(params, step, name)\n
     )
 
 
+_LINEAR_REGISTERED = """
+class LinearParams:
+    def __init__(self, weights, bias):
+        self.weights = weights
+        self.bias = bias
+
+
+def flatten_linear(params):
+    return (params.weights, params.bias), None
+
+
+def unflatten_linear(aux_data, children):
+    return LinearParams(*children)
+
+
+jax.tree_util.register_pytree_node(LinearParams, flatten_linear, unflatten_linear)
+"""
+
+_POLYNOMIAL_CELL = """
+@jax.tree_util.register_pytree_node_class
+class Polynomial:
+    def __init__(self, coeffs, var):
+        {init}
+        self.var = var
+
+    def tree_flatten(self):
+        return (self.coeffs,), self.var
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return {unflatten}
+
+    def __call__(self, v):
+        return jnp.polyval(jnp.asarray(self.coeffs)[::-1], v)
+
+
+def make_polynomial(coeffs, var):
+    return Polynomial(coeffs, var)
+"""
+
+_TRAIN_STATE_CELL = """
+@dataclasses.dataclass
+class TrainState:
+    params: object
+    step: object
+    name: str
+
+
+@functools.cache
+def register_train_state():
+{register}
+
+
+def make_train_state(params, step, name):
+    register_train_state()
+    return TrainState(params, step, name)
+"""
+
 CASES = [
     {
         "function": "make_linear",
@@ -388,5 +446,86 @@ class Polynomial:
 def make_polynomial(coeffs, var):
     return Polynomial(coeffs, var)
 """,
+    },
+    {
+        "function": "make_linear",
+        "misconception": "make_linear should turn every leaf of the weights into an array",
+        "teaches": "Reread Custom nodes → Registering a class",
+        "source": _LINEAR_REGISTERED
+        + """
+
+def make_linear(weights, bias):
+    return LinearParams(jax.tree.map(jnp.asarray, weights), bias)
+""",
+    },
+    {
+        "function": "make_polynomial",
+        "misconception": "store coeffs as a tuple, an immutable copy is safer",
+        "teaches": "Reread Custom nodes → Keep the constructor plain",
+        "source": _POLYNOMIAL_CELL.format(
+            init="self.coeffs = tuple(coeffs) if isinstance(coeffs, list) else coeffs",
+            unflatten="cls(children[0], aux_data)",
+        ),
+    },
+    {
+        "function": "make_polynomial",
+        "misconception": "what JAX hands tree_unflatten should be made an array again",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": _POLYNOMIAL_CELL.format(
+            init="self.coeffs = coeffs", unflatten="cls(jnp.asarray(children[0]), aux_data)"
+        ),
+    },
+    {
+        "function": "eval_polynomial",
+        "misconception": "the polynomial holds a static var, so the whole argument must be static",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+import functools
+
+
+@functools.partial(jax.jit, static_argnames=("poly",))
+def _eval_at_points(poly, points):
+    return jax.vmap(poly)(points)
+
+
+def eval_polynomial(coeffs, var, x):
+    return _eval_at_points(Polynomial(coeffs, var), x)
+""",
+    },
+    {
+        "function": "eval_polynomial",
+        "misconception": "jit should see the coefficients and the points, and build the polynomial inside",
+        "teaches": "Reread Custom nodes → A Polynomial with a static var",
+        "source": """
+@jax.jit
+def _eval_at_points(coeffs, points):
+    return jax.vmap(lambda v: Polynomial(coeffs, "x")(v))(points)
+
+
+def eval_polynomial(coeffs, var, x):
+    return _eval_at_points(jnp.asarray(coeffs), jnp.asarray(x))
+""",
+    },
+    {
+        "function": "make_train_state",
+        "misconception": "register_pytree_node with my own flatten is as good as register_dataclass",
+        "teaches": "Reread Custom nodes → register_dataclass",
+        "source": _TRAIN_STATE_CELL.format(
+            register="""    jax.tree_util.register_pytree_node(
+        TrainState,
+        lambda state: ((state.params, state.step), (state.name,)),
+        lambda aux_data, children: TrainState(*children, *aux_data),
+    )"""
+        ),
+    },
+    {
+        "function": "make_train_state",
+        "misconception": "a label is no part of the tree, so drop it",
+        "teaches": "Reread Custom nodes → register_dataclass",
+        "source": _TRAIN_STATE_CELL.format(
+            register="""    jax.tree_util.register_dataclass(
+        TrainState, data_fields=["params", "step"], meta_fields=[], drop_fields=["name"]
+    )"""
+        ),
     },
 ]

@@ -159,7 +159,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "a flattened dict keeps the insertion order",
-        "teaches": "Reread Key paths → Leaves with their paths",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def flatten_to_dict(tree, sep="/"):
     out = {}
@@ -427,6 +427,102 @@ def unflatten_from_dict(flat, sep="/"):
         return node
 
     return to_lists(out)
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "every leaf has a last key to look at",
+        "teaches": "Reread Key paths → Leaves with their paths",
+        "source": """
+def key_name(key):
+    if isinstance(key, DictKey):
+        return key.key
+    if isinstance(key, GetAttrKey):
+        return key.name
+    return None
+
+
+def weight_decay_mask(params):
+    def decay(path, leaf):
+        if key_name(path[-1]) in ("b", "bias"):
+            return False
+        if any(isinstance(key_name(key), str) and "norm" in key_name(key).lower() for key in path):
+            return False
+        return True
+
+    return jax.tree.map_with_path(decay, params)
+""",
+    },
+    {
+        "function": "weight_decay_mask",
+        "misconception": "dict keys are always strings",
+        "teaches": "Reread Key paths → The key types",
+        "source": """
+def key_name(key):
+    if isinstance(key, DictKey):
+        return key.key
+    if isinstance(key, GetAttrKey):
+        return key.name
+    return ""
+
+
+def weight_decay_mask(params):
+    def decay(path, leaf):
+        names = [key_name(key) for key in path]
+        if names and names[-1] in ("b", "bias"):
+            return False
+        if any("norm" in name.lower() for name in names):
+            return False
+        return True
+
+    return jax.tree.map_with_path(decay, params)
+""",
+    },
+    {
+        "function": "leaf_paths",
+        "misconception": "every key is a DictKey, a GetAttrKey or a SequenceKey",
+        "teaches": "Reread Key paths → Leaves with their paths",
+        "source": """
+def leaf_paths(tree):
+    def text(key):
+        if isinstance(key, DictKey):
+            return f"[{key.key!r}]"
+        if isinstance(key, GetAttrKey):
+            return f".{key.name}"
+        return f"[{key.idx}]"
+
+    return ["".join(text(key) for key in path) for path, _ in jax.tree.leaves_with_path(tree)]
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "a key's name is in .key, .name or .idx",
+        "teaches": "Reread Key paths → Paths as strings: keystr",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    def name(key):
+        if isinstance(key, DictKey):
+            return str(key.key)
+        if isinstance(key, GetAttrKey):
+            return key.name
+        return str(key.idx)
+
+    return {
+        sep.join(name(key) for key in path): leaf
+        for path, leaf in jax.tree.leaves_with_path(tree)
+    }
+""",
+    },
+    {
+        "function": "flatten_to_dict",
+        "misconception": "NumPy arrays should become JAX arrays in the flat dict",
+        "teaches": "Reread Key paths → Flat dicts and back",
+        "source": """
+def flatten_to_dict(tree, sep="/"):
+    return {
+        keystr(path, simple=True, separator=sep): jnp.asarray(leaf) if isinstance(leaf, np.ndarray) else leaf
+        for path, leaf in jax.tree.leaves_with_path(tree)
+    }
 """,
     },
 ]
