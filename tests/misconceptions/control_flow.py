@@ -259,6 +259,22 @@ def update_if_finite(params, grads, lr):
     },
     {
         "function": "update_if_finite",
+        "misconception": "a finite sum of the gradients means every gradient is finite",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def update_if_finite(params, grads, lr):
+    # a NaN or an infinity anywhere makes the total non-finite
+    total = sum(jnp.sum(g) for g in jax.tree.leaves(grads))
+    return lax.cond(
+        jnp.isfinite(total),
+        lambda: jax.tree.map(lambda p, g: p - lr * g, params, grads),
+        lambda: params,
+    )
+""",
+    },
+    {
+        "function": "update_if_finite",
         "misconception": "checking the first leaf tells whether the gradient is finite",
         "teaches": BRANCHES,
         "source": """
@@ -452,6 +468,28 @@ def apply_update(kind, params, grads, lr):
         jax.tree.map(jnp.zeros_like, params),
     ]
     return updates[kind]
+""",
+    },
+    {
+        "function": "apply_update",
+        "misconception": "nested lax.cond is the same exercise as one lax.switch",
+        "teaches": BRANCHES,
+        "source": """
+@jax.jit
+def apply_update(kind, params, grads, lr):
+    def descent(p, g):
+        return jax.tree.map(lambda p, g: p - lr * g, p, g)
+
+    def sign_descent(p, g):
+        return jax.tree.map(lambda p, g: p - lr * jnp.sign(g), p, g)
+
+    def reset(p, g):
+        return jax.tree.map(jnp.zeros_like, p)
+
+    def not_descent(p, g):
+        return lax.cond(kind == 1, sign_descent, reset, p, g)
+
+    return lax.cond(kind == 0, descent, not_descent, params, grads)
 """,
     },
     {

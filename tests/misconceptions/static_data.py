@@ -188,6 +188,19 @@ def scale_arrays(tree, factor):
 """,
     },
     {
+        "function": "scale_arrays",
+        "misconception": "the leaves that are not arrays can go to _scale as zero placeholders",
+        "teaches": FILTER,
+        "source": """
+def scale_arrays(tree, factor):
+    leaves, treedef = jax.tree.flatten(tree)
+    inputs = [leaf if eqx.is_array(leaf) else 0.0 for leaf in leaves]
+    outputs = _scale(inputs, factor)
+    result = [out if eqx.is_array(leaf) else leaf for leaf, out in zip(leaves, outputs)]
+    return jax.tree.unflatten(treedef, result)
+""",
+    },
+    {
         "function": "train_schedule",
         "misconception": "a learning rate can reach jit as it comes",
         "teaches": RETRACES,
@@ -277,6 +290,17 @@ def train_schedule(params, grads, lrs):
     for lr in lrs:
         params = _sgd_step(params, grads, float(lr))
     return jax.tree.map(lambda p: np.asarray(p, np.float64), params)
+""",
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "with fixed gradients one step with the summed rate is the schedule",
+        "teaches": RETRACES,
+        "source": PLAIN_STEP
+        + """
+def train_schedule(params, grads, lrs):
+    total = sum(float(lr) for lr in lrs)
+    return _sgd_step(params, grads, total)
 """,
     },
     {
