@@ -36,7 +36,7 @@ def batched_apply(params, batch):
     {
         "function": "batched_apply",
         "misconception": "a temperature given as a 0-d array is mapped like the inputs",
-        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "teaches": "Reread Pytrees through transformations → None is a leaf in in_axes",
         "source": PREDICT
         + """
 def batched_apply(params, batch):
