@@ -246,4 +246,96 @@ def train_step(params, x, y, lr):
     return new_params, loss
 """,
     },
+    {
+        "function": "mlp_forward",
+        "misconception": "an OrderedDict keeps w before b, so only plain dicts need keys",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
+        "source": """
+from collections import OrderedDict
+
+
+def mlp_forward(params, x):
+    h = x
+    for i, layer in enumerate(params):
+        if isinstance(layer, OrderedDict):
+            w, b = layer.values()  # an OrderedDict remembers the order w, b
+        else:
+            w, b = layer["w"], layer["b"]
+        h = h @ w + b
+        if i < len(params) - 1:
+            h = jnp.tanh(h)
+    return h
+""",
+    },
+    {
+        "function": "train_step",
+        "misconception": "differentiating the raveled parameter vector is differentiating the tree",
+        "teaches": "Reread Capstone: a tiny MLP → Gradients of the whole tree",
+        "source": """
+from jax.flatten_util import ravel_pytree
+
+
+def mse_loss(params, x, y):
+    '''Mean squared error of the MLP ``params`` (tanh hidden layers, linear output) on (x, y).'''
+    h = x
+    for layer in params[:-1]:
+        h = jnp.tanh(h @ layer["w"] + layer["b"])
+    prediction = h @ params[-1]["w"] + params[-1]["b"]
+    return jnp.mean((prediction - y) ** 2)
+
+
+@jax.jit
+def train_step(params, x, y, lr):
+    flat, unravel = ravel_pytree(params)
+    loss, grad = jax.value_and_grad(lambda f: mse_loss(unravel(f), x, y))(flat)
+    return unravel(flat - lr * grad), loss
+""",
+    },
+    {
+        "function": "mlp_forward",
+        "misconception": "jax.tree.leaves(layer) gives w, b in that order",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    for i, layer in enumerate(params):
+        b, w = jax.tree.leaves(layer) if type(layer) is dict else jax.tree.leaves(layer)[::-1]
+        x = x @ w + b
+        if i < len(params) - 1:
+            x = jnp.tanh(x)
+    return x
+""",
+    },
+    {
+        "function": "init_mlp",
+        "misconception": "np.zeros(n) is a float array like jnp.zeros(n)",
+        "teaches": "Reread Capstone: a tiny MLP → Parameters as a pytree",
+        "source": """
+def init_mlp(sizes, seed):
+    keys = jax.random.split(jax.random.key(seed), len(sizes) - 1)
+    return [{"w": jax.random.normal(k, (m, n)) / jnp.sqrt(m), "b": np.zeros(n)}
+            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "a walk over lists and dicts covers every optimiser state",
+        "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    def walk(p, g, v):
+        if isinstance(p, dict):
+            pairs = {k: walk(p[k], g[k], v[k]) for k in p}
+            return type(p)((k, pairs[k][0]) for k in p), type(p)((k, pairs[k][1]) for k in p)
+        if isinstance(p, (list, tuple)):
+            pairs = [walk(*t) for t in zip(p, g, v)]
+            return type(p)(a for a, _ in pairs), type(p)(b for _, b in pairs)
+        if p is None:
+            return None, None
+        new_v = beta * v + g
+        return p - lr * new_v, new_v
+
+    jax.tree.map(lambda a, b, c: a, params, grads, velocity)
+    return walk(params, grads, velocity)
+""",
+    },
 ]

@@ -157,4 +157,76 @@ def leaf_keys(d):
     return [key for key in keys for _ in jax.tree.leaves(d[key])]
 """,
     },
+    {
+        "function": "zeros_from_shapes",
+        "misconception": "a list of ints describes a shape as well as a tuple does",
+        "teaches": "Reread Mapping → The tree-of-shapes trap",
+        "source": """
+def is_shape(node):
+    return isinstance(node, (tuple, list)) and all(isinstance(n, int) for n in node)
+
+
+def zeros_from_shapes(shapes):
+    return jax.tree.map(lambda shape: jnp.zeros(tuple(shape)), shapes, is_leaf=is_shape)
+""",
+    },
+    {
+        "function": "leaf_keys",
+        "misconception": "keystr(simple=True) of the first key gives the key itself",
+        "teaches": "Reread Gotchas → Dict order",
+        "source": """
+from jax.tree_util import keystr
+
+
+def leaf_keys(d):
+    return [keystr(path[:1], simple=True) for path, _ in jax.tree.leaves_with_path(d)]
+""",
+    },
+    {
+        "function": "fill_none",
+        "misconception": "is_leaf=lambda x: x is None is enough; the function can test falsiness",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def fill_none(tree, value):
+    return jax.tree.map(lambda x: x or value if x is None or x == () else x, tree, is_leaf=lambda x: x is None)
+""",
+    },
+    {
+        "function": "fill_none",
+        "misconception": "a subclass of list or dict is a leaf, so an OrderedDict is one too",
+        "teaches": "Reread Gotchas → None is not a leaf",
+        "source": """
+def fill_none(tree, value):
+    def is_leaf(x):
+        return x is None or (isinstance(x, (list, dict)) and type(x) not in (list, dict))
+
+    def fill(x):
+        if x is None:
+            return value
+        if isinstance(x, list) and type(x) is not list:
+            return type(x)(value if i is None else i for i in x)
+        return x
+
+    return jax.tree.map(fill, tree, is_leaf=is_leaf)
+""",
+    },
+    {
+        "function": "leaf_keys",
+        "misconception": "str(path[0].key) names the key",
+        "teaches": "Reread Gotchas → Dict order",
+        "source": """
+def leaf_keys(d):
+    return [str(path[0].key) for path, _ in jax.tree.leaves_with_path(d)]
+""",
+    },
+    {
+        "function": "leaf_keys",
+        "misconception": "an empty list subclass has no leaves, like []",
+        "teaches": "Reread Leaves → Subclasses are leaves",
+        "source": """
+def leaf_keys(d):
+    return [path[0].key for path, leaf in jax.tree.leaves_with_path(d)
+            if not (isinstance(leaf, (list, tuple, dict)) and len(leaf) == 0)]
+""",
+    },
 ]

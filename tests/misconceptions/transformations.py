@@ -36,7 +36,7 @@ def batched_apply(params, batch):
     {
         "function": "batched_apply",
         "misconception": "a temperature given as a 0-d array is mapped like the inputs",
-        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "teaches": "Reread Pytrees through transformations → None is a leaf in in_axes",
         "source": PREDICT
         + """
 def batched_apply(params, batch):
@@ -260,6 +260,158 @@ def in_axes_for(batch):
     if all(a == answers[0] for a in answers):
         return answers[0]
     return children
+""",
+    },
+    {
+        "function": "per_example_grads",
+        "misconception": "to vmap over examples, every argument needs a batch axis, params too",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
+        "source": """
+@jax.jit
+def loss(params, x, y):
+    '''Squared error of a linear model on ONE example: ``x`` of shape (d,), ``y`` a number.'''
+    return (x @ params["w"] + params["b"] - y) ** 2
+
+
+def per_example_grads(params, xs, ys):
+    n = xs.shape[0]
+    tiled = jax.tree.map(lambda p: jnp.broadcast_to(p, (n,) + jnp.shape(p)), params)
+    return jax.vmap(jax.grad(loss))(tiled, xs, ys)
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "only the int leaves need converting; float leaves are fine as they are",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": """
+def l2_penalty(params):
+    '''The sum of the squares of every number in every leaf of ``params``.'''
+    return sum((jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(params)), jnp.float32(0.0))
+
+
+def l2_grad(params):
+    def to_float(leaf):
+        if isinstance(leaf, (int, float)) or jnp.issubdtype(jnp.result_type(leaf), jnp.integer):
+            return jnp.asarray(leaf, jnp.float32)
+        return leaf  # a float array can be differentiated as it is
+
+    return jax.grad(l2_penalty)(jax.tree.map(to_float, params))
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "grad cannot see int leaves, so their gradient is written out by hand",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": """
+def l2_penalty(params):
+    '''The sum of the squares of every number in every leaf of ``params``.'''
+    return sum((jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(params)), jnp.float32(0.0))
+
+
+def l2_grad(params):
+    is_int = lambda leaf: jnp.issubdtype(jnp.result_type(leaf), jnp.integer)
+    # grad the float leaves; an int leaf is held fixed (a zero placeholder)
+    floats = jax.tree.map(lambda leaf: jnp.float32(0.0) if is_int(leaf) else jnp.asarray(leaf, jnp.float32), params)
+    grads = jax.grad(l2_penalty)(floats)
+    return jax.tree.map(lambda leaf, g: 2.0 * jnp.asarray(leaf, jnp.float32) if is_int(leaf) else g,
+                        params, grads)
+""",
+    },
+    {
+        "function": "batched_apply",
+        "misconception": "labels are cast to float so every leaf has one dtype",
+        "teaches": "Reread Pytrees through transformations → Pytrees in, pytrees out",
+        "source": """
+@jax.jit
+def predict(params, example):
+    '''The model on ONE example.'''
+    logits = (example["x"] @ params["w"] + params["b"]) / example["temperature"]
+    return {"probs": jax.nn.softmax(logits), "label": jnp.argmax(logits)}
+
+
+def batched_apply(params, batch):
+    out = jax.vmap(predict, in_axes=(None, {"x": 0, "temperature": None}))(params, batch)
+    return jax.tree.map(lambda leaf: leaf.astype(jnp.float32), out)
+""",
+    },
+    {
+        "function": "per_example_grads",
+        "misconception": "params tiled and mapped with an explicit in_axes of zeros",
+        "teaches": "Reread Pytrees through transformations → Per-example gradients",
+        "source": """
+@jax.jit
+def loss(params, x, y):
+    '''Squared error of a linear model on ONE example.'''
+    return (x @ params["w"] + params["b"] - y) ** 2
+
+
+def per_example_grads(params, xs, ys):
+    n = xs.shape[0]
+    tiled = jax.tree.map(lambda p: jnp.stack([jnp.asarray(p)] * n), params)
+    return jax.vmap(jax.grad(loss), in_axes=(0, 0, 0))(tiled, xs, ys)
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "multiplying by 1.0 makes every leaf a float",
+        "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
+        "source": """
+def l2_penalty(params):
+    '''The sum of the squares of every number in every leaf of ``params``.'''
+    return sum((jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(params)), jnp.float32(0.0))
+
+
+def l2_grad(params):
+    return jax.grad(l2_penalty)(jax.tree.map(lambda leaf: jnp.asarray(leaf) * 1.0, params))
+""",
+    },
+    {
+        "function": "l2_grad",
+        "misconception": "a recursion over dicts, lists and tuples casts every leaf",
+        "teaches": "Reread Pytrees through transformations → Pytrees in, pytrees out",
+        "source": """
+def l2_penalty(params):
+    '''The sum of the squares of every number in every leaf of ``params``.'''
+    return sum((jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(params)), jnp.float32(0.0))
+
+
+def cast(t):
+    if t is None:
+        return None
+    if isinstance(t, dict):
+        return type(t)((k, cast(v)) for k, v in t.items())
+    if isinstance(t, (list, tuple)):
+        return type(t)(cast(v) for v in t)
+    return jnp.asarray(t, jnp.float32)
+
+
+def l2_grad(params):
+    return jax.grad(l2_penalty)(cast(params))
+""",
+    },
+    {
+        "function": "in_axes_for",
+        "misconception": "a namedtuple is a tuple, so its prefix is a plain tuple",
+        "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
+        "source": """
+def in_axes_for(batch):
+    def go(node):
+        if isinstance(node, dict):
+            kids = type(node)((k, go(v)) for k, v in node.items())
+            answers = list(kids.values())
+        elif isinstance(node, (list, tuple)):
+            answers = [go(v) for v in node]
+            kids = list(answers) if isinstance(node, list) else tuple(answers)
+        else:
+            return 0 if np.ndim(node) >= 1 else None
+        leaves = [a for a in answers]
+        if all(a is not None and not isinstance(a, (dict, list, tuple)) and a == 0 for a in leaves):
+            return 0
+        if all(a is None for a in leaves):
+            return None
+        return kids
+
+    return go(batch)
 """,
     },
 ]
