@@ -12,6 +12,7 @@ from autograder.execute import wire
 from autograder.execute.worker import Worker
 from autograder.learner.watchers import (
     WatcherError,
+    arguments_after,
     count_traces,
     describe,
     round_trip,
@@ -136,6 +137,16 @@ def test_round_trip_runs_the_learners_unflatten(notebook):
     assert jax.tree.structure(node).node_data()[1] == "always x"
 
 
+def test_arguments_after_shows_what_the_learners_function_did_to_its_arguments(notebook):
+    exec(
+        "def pops(d, key):\n    d.pop(key)\n\n\ndef reads(d, key):\n    return d[key]\n",
+        notebook,
+    )
+    given = {"a": 1, "b": 2}
+    assert arguments_after(notebook["pops"], (dict(given), "a")) == [{"b": 2}, "a"]
+    assert arguments_after(notebook["reads"], (dict(given), "a")) == [given, "a"]
+
+
 def test_describe_keeps_plain_trees_and_names_everything_else():
     class Custom:
         pass
@@ -162,6 +173,16 @@ def test_a_watcher_runs_in_the_worker_on_the_notebooks_own_functions():
         }
     )
     assert reply["ok"] and reply["value"] == [1, 0]
+
+
+def test_arguments_after_runs_in_the_worker_and_answers_with_the_arguments_it_changed():
+    worker = Worker()
+    assert worker.exec_cell(1, "def pops(d):\n    d.pop('a')\n")["ok"]
+    args = wire.encode([wire.LearnerRef("pops"), ({"a": 1, "b": 2},)])
+    reply = worker.handle(
+        {"op": "watch", "name": "arguments_after", "args": args, "kwargs": wire.encode({})}
+    )
+    assert reply["ok"] and wire.decode(reply["value"]) == [{"b": 2}]
 
 
 def test_a_watcher_given_an_undefined_function_answers_missing_with_its_name():

@@ -113,6 +113,48 @@ def test_namedtuples_are_rebuilt_with_the_same_name_and_fields():
     assert jax.tree.structure(out) == jax.tree.structure(roundtrip(Point(3, 4)))
 
 
+def test_a_nested_class_keeps_its_qualified_name_and_a_top_level_one_sends_none():
+    def model():
+        class Block(collections.namedtuple("Block", "w b")):
+            __slots__ = ()
+
+        return Block
+
+    Block = model()
+    out = roundtrip({"a": Block(1, 2)})["a"]
+    assert type(out).__name__ == "Block" and type(out).__qualname__ == Block.__qualname__
+    assert jax.tree.structure(out).node_data()[0].__qualname__.endswith("<locals>.Block")
+    assert "qualname" not in wire.encode(collections.namedtuple("Point", "x y")(1, 2))
+    with wire.notebook_classes():
+        nested = wire.decode({**nodes(["Layer"])[0], "qualname": "Model.Layer"})
+        top = wire.decode(nodes(["Layer"])[0])
+        assert type(nested).__qualname__ == "Model.Layer" and type(top).__qualname__ == "Layer"
+
+
+def test_shape_dtype_structs_arrive_as_shape_dtype_structs_on_both_sides():
+    for struct in [
+        jax.ShapeDtypeStruct((2, 3), jnp.bfloat16),
+        jax.ShapeDtypeStruct((), np.int64),
+        jax.ShapeDtypeStruct((4,), jnp.float32, weak_type=True),
+    ]:
+        for jax_arrays in (False, True):
+            out = roundtrip(struct, jax_arrays=jax_arrays)
+            assert type(out) is jax.ShapeDtypeStruct and out == struct
+            assert out.weak_type == struct.weak_type
+
+
+def test_a_shape_dtype_struct_of_a_dtype_without_a_name_is_an_inert_object():
+    key_struct = jax.eval_shape(lambda: jax.random.key(0))
+    assert type(roundtrip(key_struct)).__name__ == "ShapeDtypeStruct"
+    assert type(roundtrip(key_struct)) is not jax.ShapeDtypeStruct
+
+
+@pytest.mark.parametrize("name", ["object", "O", "i4,f4", "V2", "float32x"])
+def test_a_shape_dtype_struct_of_an_unknown_dtype_is_refused(name):
+    with pytest.raises(wire.WireError, match="unknown dtype"):
+        wire.decode({"$shapedtype": [2], "dtype": name, "weak": False})
+
+
 def test_unregistered_objects_become_inert_instances_of_a_class_of_the_same_name():
     class Secret:
         def __eq__(self, other):

@@ -15,7 +15,9 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$defaultdict``   same, for ``collections.defaultdict``; ``factory`` names its
                    ``default_factory`` when it is one of :data:`DEFAULT_FACTORIES`, and
                    is ``None`` otherwise (a registered container to JAX, not a leaf)
-``$namedtuple``    ``name``, ``fields``, ``values``
+``$namedtuple``    ``name``, ``fields``, ``values`` (and ``qualname`` when the class's
+                   ``__qualname__`` is not its name: a class defined inside another
+                   class or a function)
 ``$set``           items, sorted by their encoded text so the order is stable
 ``$range``         ``[start, stop, step]``
 ``$array``         base64 ``.npy`` bytes; ``jax`` says whether it was a JAX array;
@@ -26,7 +28,10 @@ Tags (a JSON object with one ``$``-key names the kind of value):
 ``$float``         ``"nan"``, ``"inf"`` or ``"-inf"``
 ``$complex``       ``[real, imag]``
 ``$bytes``         base64
-``$node``          a custom pytree node: ``name``, ``children``, ``aux``
+``$node``          a custom pytree node: ``name``, ``children``, ``aux`` (and
+                   ``qualname``, as for ``$namedtuple``)
+``$shapedtype``    a ``jax.ShapeDtypeStruct`` of a NumPy dtype: ``shape``, ``dtype``
+                   (its name) and ``weak``; it arrives as one on both sides
 ``$subclass``      an unregistered subclass of list, tuple or dict (a leaf to JAX):
                    ``name``, ``base`` and ``items`` (``[key, value]`` pairs for a dict)
 ``$object``        any other object: ``name`` of its type and a short ``repr``
@@ -125,6 +130,7 @@ def encode(value: Any, depth: int = 0) -> Any:
             "$namedtuple": type(value).__name__,
             "fields": list(type(value)._fields),
             "values": [encode(v, deeper) for v in value],
+            **_qualname(type(value)),
         }
     if type(value) is collections.OrderedDict:
         return {"$ordereddict": [[encode(k, deeper), encode(v, deeper)] for k, v in value.items()]}
@@ -151,6 +157,9 @@ def encode(value: Any, depth: int = 0) -> Any:
             impl = str(jax.random.key_impl(value))
             return {"$keys": _npy(np.asarray(jax.random.key_data(value))), "impl": impl}
         return _array("$array", np.asarray(value), jax=True)
+    shaped = _shape_dtype(value)
+    if shaped is not None:
+        return shaped
     node = _custom_node(value)
     if node is not None:
         children, aux = node
@@ -158,6 +167,7 @@ def encode(value: Any, depth: int = 0) -> Any:
             "$node": type(value).__name__,
             "children": [encode(c, deeper) for c in children],
             "aux": _encode_aux(aux, deeper),
+            **_qualname(type(value)),
         }
     base = _container_base(value)
     if base is not None:
@@ -174,6 +184,31 @@ _CONTAINER_BASES = {"list": list, "tuple": tuple, "dict": dict}
 
 # The default_factory a ``$defaultdict`` may name: builtin types, so decoding runs no chosen code.
 DEFAULT_FACTORIES = {f.__name__: f for f in (list, dict, set, tuple, int, float, str)}
+
+
+def _qualname(cls: type) -> dict[str, str]:
+    """``{"qualname": ...}`` when ``cls.__qualname__`` is not its ``__name__``, else ``{}``."""
+    qualname = getattr(cls, "__qualname__", cls.__name__)
+    return {"qualname": qualname} if isinstance(qualname, str) and qualname != cls.__name__ else {}
+
+
+def _shape_dtype(value: Any) -> dict[str, Any] | None:
+    """A ``jax.ShapeDtypeStruct`` of a named dtype as ``$shapedtype``; else ``None``."""
+    jax = sys.modules.get("jax")
+    if jax is None or type(value) is not jax.ShapeDtypeStruct:
+        return None
+    dtype = value.dtype
+    try:
+        named = isinstance(dtype, np.dtype) and _dtype_named(dtype.name) == dtype
+    except WireError:
+        named = False
+    if not named:
+        return None  # a key dtype, or a raw void one, has no name to send: it goes as an $object
+    return {
+        "$shapedtype": [int(n) for n in value.shape],
+        "dtype": dtype.name,
+        "weak": bool(value.weak_type),
+    }
 
 
 def _container_base(value: Any) -> type | None:
@@ -359,8 +394,9 @@ class _Decoder:
                     return collections.defaultdict(factory, ((again(k), again(v)) for k, v in body))
                 case "$namedtuple":
                     key = (str(body), tuple(str(f) for f in raw["fields"]))
-                    self.named(("$namedtuple", key))
-                    cls = self.classes.namedtuple(*key)
+                    qualname = str(raw.get("qualname", body))
+                    self.named(("$namedtuple", (*key, qualname)))
+                    cls = self.classes.namedtuple(*key, qualname=qualname)
                     return cls(*(again(v) for v in raw["values"]))
                 case "$set":
                     return {again(v) for v in body}
@@ -390,13 +426,20 @@ class _Decoder:
 
                     return jax.random.wrap_key_data(_load_npy(body), impl=impl)
                 case "$node":
-                    self.named(("$node", str(body)))
+                    qualname = str(raw.get("qualname", body))
+                    self.named(("$node", (str(body), qualname)))
                     aux_raw = raw["aux"]
                     aux = (
                         again(aux_raw["value"]) if "value" in aux_raw else AuxText(aux_raw["repr"])
                     )
-                    cls = self.classes.node(str(body))
+                    cls = self.classes.node(str(body), qualname=qualname)
                     return cls([again(c) for c in raw["children"]], aux)
+                case "$shapedtype":
+                    import jax
+
+                    dtype = _dtype_named(str(raw["dtype"]))
+                    shape = tuple(int(n) for n in body)
+                    return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(raw["weak"]))
                 case "$subclass":
                     base = _CONTAINER_BASES[str(raw["base"])]
                     self.named(("$subclass", (str(body), base.__name__)))
@@ -428,6 +471,19 @@ def count_values(text: bytes) -> int:
     ``json.loads`` spends memory on it.
     """
     return 1 + sum(text.count(byte) for byte in (b"[", b"{", b",", b":"))
+
+
+def _dtype_named(name: str) -> np.dtype:
+    """The NumPy dtype called ``name`` (JAX's own, such as bfloat16, included)."""
+    import jax.numpy as jnp
+
+    try:
+        dtype = jnp.dtype(name)
+    except (TypeError, ValueError):
+        raise WireError(f"unknown dtype {name!r} in message") from None
+    if not isinstance(dtype, np.dtype) or dtype.hasobject or dtype.name != name:
+        raise WireError(f"unknown dtype {name!r} in message")
+    return dtype
 
 
 def _load_npy(text: str) -> np.ndarray:
@@ -469,12 +525,15 @@ class Classes:
         self.limit = limit
         self._made: dict[tuple[str, Any], type] = {}
 
-    def namedtuple(self, name: str, fields: tuple[str, ...]) -> type:
-        """A namedtuple class per (name, fields)."""
-        return self._get(
-            ("$namedtuple", (name, fields)),
-            lambda: collections.namedtuple(name, fields, module="submission"),  # type: ignore[misc]
-        )
+    def namedtuple(self, name: str, fields: tuple[str, ...], qualname: str | None = None) -> type:
+        """A namedtuple class per (name, fields, qualname)."""
+
+        def make() -> type:
+            cls = collections.namedtuple(name, fields, module="submission")  # type: ignore[misc]
+            cls.__qualname__ = qualname or name
+            return cls
+
+        return self._get(("$namedtuple", (name, fields, qualname or name)), make)
 
     def empty(self, name: str) -> type:
         """An empty class called ``name``: an unregistered object, so a leaf."""
@@ -487,9 +546,9 @@ class Classes:
             lambda: type(name, (base,), {"__module__": "submission"}),
         )
 
-    def node(self, name: str) -> type:
+    def node(self, name: str, qualname: str | None = None) -> type:
         """A :class:`RemoteNode` subclass called ``name``, registered with JAX."""
-        return self._get(("$node", name), lambda: _node_class(name))
+        return self._get(("$node", (name, qualname or name)), lambda: _node_class(name, qualname))
 
     def _get(self, key: tuple[str, Any], make: Callable[[], type]) -> type:
         if key not in self._made:
@@ -507,16 +566,17 @@ class Classes:
         self._made.clear()
 
 
-def _node_class(name: str) -> type:
+def _node_class(name: str, qualname: str | None = None) -> type:
     if _FREE_NODES:
         cls = _FREE_NODES.pop()
         try:
-            cls.__name__ = cls.__qualname__ = name
+            cls.__name__ = name
+            cls.__qualname__ = qualname or name
         except (TypeError, ValueError):
             _FREE_NODES.append(cls)
             raise
         return cls
-    cls = type(name, (RemoteNode,), {"__module__": "submission"})
+    cls = type(name, (RemoteNode,), {"__module__": "submission", "__qualname__": qualname or name})
     import jax
 
     jax.tree_util.register_pytree_node(

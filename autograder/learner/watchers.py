@@ -188,6 +188,20 @@ def round_trip(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     return identity
 
 
+@watcher
+def arguments_after(function: Callable[..., Any], args: Sequence[Any] = ()) -> list[Any]:
+    """``args`` as they are after ``function(*args)`` returned, in the learner's process.
+
+    A function that changes what it was given (pops entries off a dict, sorts a
+    list in place) shows it here: the test compares the answer with what it sent.
+    In the learner's kernel the arguments are the test cell's own objects, so pass
+    copies (``dict(flat)``) and compare the answer with the originals.
+    """
+    arguments = list(args)
+    function(*arguments)
+    return arguments
+
+
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 

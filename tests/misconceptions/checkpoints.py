@@ -275,6 +275,153 @@ def check_compatible(template, flat):
 """,
     },
     {
+        "function": "check_compatible",
+        "misconception": "a wrong dtype is the first thing to report",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.asarray(flat[name]).dtype != leaf.dtype:
+            problems[name] = "dtype"
+        elif np.shape(flat[name]) != np.shape(leaf):
+            problems[name] = "shape"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "an array with as many values fits, a reshape away",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.size(flat[name]) != int(np.prod(leaf.shape)):
+            problems[name] = "shape"
+        elif np.asarray(flat[name]).dtype != leaf.dtype:
+            problems[name] = "dtype"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "dtypes of the same byte width read the same bits",
+        "teaches": DTYPES,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.shape(flat[name]) != np.shape(leaf):
+            problems[name] = "shape"
+        elif np.asarray(flat[name]).dtype.itemsize != np.dtype(leaf.dtype).itemsize:
+            problems[name] = "dtype"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "entries already matched can be taken off the flat dict",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    problems = {}
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        array = flat.pop(name, None)
+        if array is None:
+            problems[name] = "missing"
+        elif np.shape(array) != np.shape(leaf):
+            problems[name] = "shape"
+        elif np.asarray(array).dtype != leaf.dtype:
+            problems[name] = "dtype"
+    problems.update({name: "unexpected" for name in flat})
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "the flat dict may be tidied while it is checked",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name in list(flat):
+        if name not in wanted:
+            problems[name] = "unexpected"
+            del flat[name]
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.shape(flat[name]) != np.shape(leaf):
+            problems[name] = "shape"
+        elif np.asarray(flat[name]).dtype != leaf.dtype:
+            problems[name] = "dtype"
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "the template flattens to arrays as the checkpoint does",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): np.asarray(leaf) for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.shape(flat[name]) != leaf.shape:
+            problems[name] = "shape"
+        elif np.asarray(flat[name]).dtype != leaf.dtype:
+            problems[name] = "dtype"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "a transposed matrix has the same shape, in another order",
+        "teaches": TEMPLATE,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif sorted(np.shape(flat[name])) != sorted(leaf.shape):
+            problems[name] = "shape"
+        elif np.asarray(flat[name]).dtype != leaf.dtype:
+            problems[name] = "dtype"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
         "function": "restore",
         "misconception": "sorted paths come in the order of the leaves",
         "teaches": LEAF_ORDER,

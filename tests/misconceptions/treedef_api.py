@@ -636,4 +636,21 @@ def node_counts(tree):
     return counts
 """,
     },
+    {
+        "function": "node_counts",
+        "misconception": "a class's __qualname__ is its name",
+        "teaches": WALK,
+        "source": """
+def node_counts(tree):
+    counts = {}
+    def visit(td):
+        d = td.node_data()
+        name = "leaf" if d is None else d[0].__qualname__
+        counts[name] = counts.get(name, 0) + 1
+        for c in td.children():
+            visit(c)
+    visit(jax.tree.structure(tree))
+    return counts
+""",
+    },
 ]
