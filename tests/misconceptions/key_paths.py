@@ -30,7 +30,7 @@ def leaf_paths(tree):
     {
         "function": "leaf_paths",
         "misconception": "a namedtuple's children are numbered like a tuple's",
-        "teaches": "Reread Key paths → The key types",
+        "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def leaf_paths(tree):
     def walk(node, prefix):
