@@ -361,4 +361,68 @@ def count_params_by_path(features):
     return counts
 """,
     },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "the momentum starts at zero, so plain SGD is the same optimiser",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1), "frozen": optax.set_to_zero()}, lambda _: labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "indices in any order must be sorted first, in the caller's list",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    frozen.sort()
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform({"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.set_to_zero()}, lambda _: labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
+    {
+        "function": "adam_state_bf16_mu",
+        "misconception": "the gradients should be bfloat16 too, to match mu",
+        "teaches": MAPPING,
+        "source": """
+def adam_state_bf16_mu(params, grads):
+    optimiser = optax.adam(1e-2, mu_dtype=jnp.bfloat16)
+    state = optimiser.init(params)
+    low = jax.tree.map(lambda g: g.astype(jnp.bfloat16), grads)
+    for _ in range(2):
+        _, state = optimiser.update(low, state, params)
+    return state
+""",
+    },
+    {
+        "function": "replace_weight",
+        "misconception": "the caller's layer dicts may be edited before building the model",
+        "teaches": TREE_AT,
+        "source": """
+def replace_weight(layers, index, weight):
+    layers[index]["weight"] = weight
+    model = build_stack(layers)
+    return eqx.tree_at(lambda m: m.layers[index].weight, model, jnp.asarray(weight))
+""",
+    },
+    {
+        "function": "count_params_by_path",
+        "misconception": "np.prod of the shape is as good a count as an int",
+        "teaches": FILTERS,
+        "source": """
+def count_params_by_path(features):
+    _, params, _ = nnx.split(Net(features, nnx.Rngs(0)), nnx.Param, ...)
+    return {"/".join(map(str, path)): np.prod(v.shape) for path, v in nnx.to_flat_state(params)}
+""",
+    },
 ]
