@@ -425,4 +425,16 @@ def count_params_by_path(features):
     return {"/".join(map(str, path)): np.prod(v.shape) for path, v in nnx.to_flat_state(params)}
 """,
     },
+    {
+        "function": "replace_weight",
+        "misconception": "eqx.tree_at on the list of dicts, then building, is the same as on the model",
+        "teaches": "Reread The libraries' own trees → Frozen modules and eqx.tree_at",
+        "source": """
+def replace_weight(layers, index, weight):
+    \"\"\"Return ``build_stack(layers)`` with layer ``index``'s weight replaced by ``weight``.\"\"\"
+    # the list of dicts is a pytree too: replace the weight there, then build
+    new_layers = eqx.tree_at(lambda ls: ls[index]["weight"], layers, weight)
+    return build_stack(new_layers)
+""",
+    },
 ]
