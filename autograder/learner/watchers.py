@@ -202,6 +202,24 @@ def arguments_after(function: Callable[..., Any], args: Sequence[Any] = ()) -> l
     return arguments
 
 
+@watcher
+def leaf_types(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
+    """``function(*args)`` with each leaf replaced by its type's name, in the learner's process.
+
+    Arrays cross to the grader as NumPy arrays, so a test cannot tell there whether
+    the learner returned a NumPy or a JAX array; this answers ``"jax.Array"`` for a
+    JAX array and ``"module.Name"`` for anything else (``"numpy.ndarray"``).
+    """
+    import jax
+
+    def name(leaf: Any) -> str:
+        if isinstance(leaf, jax.Array):
+            return "jax.Array"
+        return f"{type(leaf).__module__}.{type(leaf).__qualname__}"
+
+    return jax.tree.map(name, function(*args))
+
+
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 

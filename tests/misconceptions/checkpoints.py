@@ -684,4 +684,88 @@ def migrate(flat, renames, template):
     return jax.tree.map_with_path(lambda path, _: np.asarray(filled[keystr(path)]), template)
 """,
     },
+    {
+        "function": "wrap_keys",
+        "misconception": "updating flat in place and returning it is fine",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    '''Return a dict of ``flat``'s entries in which each typed key of ``template`` is a key again.'''
+    bad = []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name not in flat or not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            continue
+        data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+        if data.shape != want.shape or data.dtype != want.dtype:
+            bad.append(name)
+            continue
+        flat[name] = jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    if bad:
+        raise ValueError(f"key data that does not fit the template's key at {bad}")
+    return flat
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "two renames to one new path collide even when flat lacks one of the old paths",
+        "teaches": MIGRATION,
+        "source": """
+def migrate(flat, renames, template):
+    '''Bring the old checkpoint ``flat`` to ``template``'s structure; return the restored tree.'''
+    targets = list(renames.values())
+    clashes = sorted({new for new in targets if targets.count(new) > 1})
+    clashes += sorted(
+        new for old, new in renames.items()
+        if old in flat and new in flat and new not in renames and new not in clashes
+    )
+    if clashes:
+        raise ValueError(f"two old paths land on {clashes}")
+    moved = {renames.get(name, name): array for name, array in flat.items()}
+    wanted = {keystr(p): leaf for p, leaf in jax.tree.leaves_with_path(template)}
+    for name, leaf in wanted.items():
+        if name not in moved:
+            moved[name] = np.asarray(leaf)
+    bad = sorted(
+        name for name in moved
+        if name not in wanted
+        or moved[name].shape != wanted[name].shape
+        or moved[name].dtype != wanted[name].dtype
+    )
+    if bad:
+        raise ValueError(f"the checkpoint cannot be migrated: unexpected path, shape or dtype at {bad}")
+    return jax.tree.map_with_path(lambda p, _: moved[keystr(p)], template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "the template's own leaf can be used as the init value as it is",
+        "teaches": MIGRATION,
+        "source": """
+def migrate(flat, renames, template):
+    '''Bring the old checkpoint ``flat`` to ``template``'s structure; return the restored tree.'''
+    moved = {}
+    clashes = []
+    for name, array in flat.items():
+        new = renames.get(name, name)
+        if new in moved:
+            clashes.append(new)
+        moved[new] = array
+    if clashes:
+        raise ValueError(f"two old paths land on {sorted(set(clashes))}")
+    wanted = {keystr(p): leaf for p, leaf in jax.tree.leaves_with_path(template)}
+    for name, leaf in wanted.items():
+        if name not in moved:
+            moved[name] = leaf
+    bad = sorted(
+        name for name in moved
+        if name not in wanted
+        or moved[name].shape != wanted[name].shape
+        or moved[name].dtype != wanted[name].dtype
+    )
+    if bad:
+        raise ValueError(f"the checkpoint cannot be migrated: unexpected path, shape or dtype at {bad}")
+    return jax.tree.map_with_path(lambda p, _: moved[keystr(p)], template)
+""",
+    },
 ]

@@ -653,4 +653,78 @@ def node_counts(tree):
     return counts
 """,
     },
+    {
+        "function": "clip_by_group",
+        "misconception": "the norm can be summed in each leaf's own dtype, float16 too",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    '''Scale each group of ``grads`` down to its own maximum global norm.'''
+    is_none = lambda x: x is None
+    groups_def = jax.tree.structure(groups, is_leaf=is_none)
+    marks = jax.tree.leaves(groups, is_leaf=is_none)
+    parts = groups_def.flatten_up_to(grads)
+    norms = iter(max_norms)
+    clipped = []
+    for mark, part in zip(marks, parts):
+        if mark is None:
+            clipped.append(part)
+            continue
+        max_norm = next(norms)
+        norm = jnp.sqrt(sum(jnp.sum(leaf**2) for leaf in jax.tree.leaves(part)))
+        if norm > max_norm:
+            part = jax.tree.map(lambda leaf: (leaf * (max_norm / norm)).astype(leaf.dtype), part)
+        clipped.append(part)
+    return groups_def.unflatten(clipped)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "scaling every group by min(1, max_norm / norm) leaves small groups as they are",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    '''Scale each group of ``grads`` down to its own maximum global norm.'''
+    is_none = lambda x: x is None
+    groups_def = jax.tree.structure(groups, is_leaf=is_none)
+    marks = jax.tree.leaves(groups, is_leaf=is_none)
+    parts = groups_def.flatten_up_to(grads)
+    norms = iter(max_norms)
+    clipped = []
+    for mark, part in zip(marks, parts):
+        if mark is None:
+            clipped.append(part)
+            continue
+        max_norm = next(norms)
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(leaf.astype(jnp.float32))) for leaf in jax.tree.leaves(part)))
+        factor = jnp.minimum(1.0, max_norm / jnp.maximum(norm, 1e-12))
+        clipped.append(jax.tree.map(lambda leaf: (leaf * factor).astype(leaf.dtype), part))
+    return groups_def.unflatten(clipped)
+""",
+    },
+    {
+        "function": "clip_by_group",
+        "misconception": "a group exactly at its maximum gets clipped too (>= instead of >)",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    '''Scale each group of ``grads`` down to its own maximum global norm.'''
+    is_none = lambda x: x is None
+    groups_def = jax.tree.structure(groups, is_leaf=is_none)
+    marks = jax.tree.leaves(groups, is_leaf=is_none)
+    parts = groups_def.flatten_up_to(grads)
+    norms = iter(max_norms)
+    clipped = []
+    for mark, part in zip(marks, parts):
+        if mark is None:
+            clipped.append(part)
+            continue
+        max_norm = next(norms)
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(leaf.astype(jnp.float32))) for leaf in jax.tree.leaves(part)))
+        if norm >= max_norm:
+            part = jax.tree.map(lambda leaf: (leaf * (max_norm / norm)).astype(leaf.dtype), part)
+        clipped.append(part)
+    return groups_def.unflatten(clipped)
+""",
+    },
 ]
