@@ -15,6 +15,7 @@ from autograder.learner.watchers import (
     arguments_after,
     count_traces,
     describe,
+    leaf_types,
     round_trip,
     watch_calls,
 )
@@ -145,6 +146,19 @@ def test_arguments_after_shows_what_the_learners_function_did_to_its_arguments(n
     given = {"a": 1, "b": 2}
     assert arguments_after(notebook["pops"], (dict(given), "a")) == [{"b": 2}, "a"]
     assert arguments_after(notebook["reads"], (dict(given), "a")) == [given, "a"]
+
+
+def test_leaf_types_tells_a_jax_array_from_a_numpy_array_the_learners_function_returned(notebook):
+    exec(
+        "import numpy as np\nimport jax.numpy as jnp\n\n\n"
+        "def mixed(n):\n    return {'np': np.ones(n), 'jax': jnp.ones(n), 'int': n}\n",
+        notebook,
+    )
+    assert leaf_types(notebook["mixed"], (2,)) == {
+        "np": "numpy.ndarray",
+        "jax": "jax.Array",
+        "int": "builtins.int",
+    }
 
 
 def test_describe_keeps_plain_trees_and_names_everything_else():
