@@ -8,6 +8,8 @@ terminal escapes and invisible characters into file names and messages.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from autograder.load.course import SOLUTIONS, load_course
@@ -135,14 +137,11 @@ def test_the_attacker_is_told_only_the_courses_words(hidden_leak):
         exercise["name"]: exercise["tests"][0]["message"]
         for exercise in graded.student("a_attacker")["exercises"]
     }
-    assert messages["count_leaves"].startswith("count_leaves: the notebook lacks something")
-    assert messages["is_leaf_type"].startswith(
-        "is_leaf_type raised an exception on the input of a hidden test."
-    )
-    assert messages["leaves_in_order"] == (
-        "leaves_in_order is not defined in leaves.ipynb: was it renamed, deleted, or is its "
-        "cell failing?"
-    )
+    # the hidden tests catch what a call raised (a watcher's complaint, a function gone
+    # missing, an exception named after the inputs) and say it in the course's words
+    attacked = [messages[name] for name in ("count_leaves", "leaves_in_order", "is_leaf_type")]
+    assert all(re.search(r"Reread Leaves → [^.]+\.$", m) for m in attacked), attacked
+    assert MARKER not in repr(messages)
 
 
 @pytest.mark.slow
@@ -254,16 +253,26 @@ def test_keeping_the_inputs_costs_only_the_function_that_shows_them(kept_for_a_v
 
 NAMES_ITS_EXCEPTION_AFTER_ITS_INPUT = """
 import jax
-import numpy as np
+import jax.numpy as jnp
+from jax import lax
 
 _calls = []
 
 
 def tree_cumsum(tree):
     _calls.append(repr(tree))
-    if len(_calls) > 2:  # past the visible test's two calls
-        raise type("LEAK[" + " ; ".join(_calls[1:]) + "]", (Exception,), {})()
-    return jax.tree.map(lambda leaf: np.cumsum(leaf, axis=0, dtype=leaf.dtype), tree)
+    if len(_calls) > 4:  # past the visible test's four calls (one through watch_calls)
+        raise type("LEAK[" + " ; ".join(_calls[4:]) + "]", (Exception,), {})()
+
+    def accumulator(leaf):
+        floating = jnp.issubdtype(leaf.dtype, jnp.floating)
+        return jnp.zeros(leaf.shape[1:], jnp.float32 if floating else leaf.dtype)
+
+    def add_row(totals, rows):
+        totals = jax.tree.map(lambda total, row: total + row.astype(total.dtype), totals, rows)
+        return totals, jax.tree.map(lambda total, row: total.astype(row.dtype), totals, rows)
+
+    return lax.scan(add_row, jax.tree.map(accumulator, tree), tree)[1]
 """
 
 

@@ -22,6 +22,7 @@ PROVIDED_BY = {
     "IPython": "ipython",
     "jax": "jax",
     "jaxlib": "jaxlib",
+    "ml_dtypes": "ml-dtypes",
     "nbformat": "nbformat",
     "nbgrader": "nbgrader",
     "numpy": "numpy",
