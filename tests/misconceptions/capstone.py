@@ -338,4 +338,38 @@ def momentum_step(params, grads, velocity, lr, beta):
     return walk(params, grads, velocity)
 """,
     },
+    {
+        "function": "mlp_forward",
+        "misconception": "popping the last layer off params is a fine way to take it",
+        "teaches": "Reread Capstone: a tiny MLP → The forward pass",
+        "source": """
+def mlp_forward(params, x):
+    last = params.pop()
+    h = x
+    for layer in params:
+        h = jnp.tanh(h @ layer["w"] + layer["b"])
+    return h @ last["w"] + last["b"]
+""",
+    },
+    {
+        "function": "momentum_step",
+        "misconception": "updating the arrays in place (v *= beta) saves memory and is the same",
+        "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
+        "source": """
+def momentum_step(params, grads, velocity, lr, beta):
+    def new_v(v, g):
+        v *= beta
+        v += g
+        return v
+
+    new_velocity = jax.tree.map(new_v, velocity, grads)
+
+    def new_p(p, v):
+        p -= lr * v
+        return p
+
+    new_params = jax.tree.map(new_p, params, new_velocity)
+    return new_params, new_velocity
+""",
+    },
 ]
