@@ -22,7 +22,6 @@ PROVIDED_BY = {
     "IPython": "ipython",
     "jax": "jax",
     "jaxlib": "jaxlib",
-    "ml_dtypes": "ml-dtypes",
     "nbformat": "nbformat",
     "nbgrader": "nbgrader",
     "numpy": "numpy",

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.learner.watchers import is_namedtuple
+from autograder.learner.watchers import is_key_array, is_namedtuple
 
 MAX_DEPTH = 64
 MAX_REPR = 200
@@ -152,7 +152,7 @@ def encode(value: Any, depth: int = 0) -> Any:
     if isinstance(value, np.ndarray):
         return _array("$array", value, jax=False)
     if _is_jax_array(value):
-        if _is_key_array(value):
+        if is_key_array(value):
             jax = sys.modules["jax"]
             impl = str(jax.random.key_impl(value))
             return {"$keys": _npy(np.asarray(jax.random.key_data(value))), "impl": impl}
@@ -253,9 +253,7 @@ def _typed(array: np.ndarray, raw: dict[str, Any]) -> np.ndarray:
         return array
     if name not in NAMED_DTYPES:
         raise WireError(f"unknown dtype {name!r} in message")
-    import ml_dtypes
-
-    return array.view(getattr(ml_dtypes, name))
+    return array.view(_dtype_named(name))
 
 
 def _npy(array: np.ndarray) -> str:
@@ -269,11 +267,6 @@ def _npy(array: np.ndarray) -> str:
 def _is_jax_array(value: Any) -> bool:
     jax = sys.modules.get("jax")
     return jax is not None and isinstance(value, jax.Array)
-
-
-def _is_key_array(value: Any) -> bool:
-    jax = sys.modules["jax"]
-    return jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key)
 
 
 # The implementations a ``$keys`` value may name (``jax.random.key_impl``'s names).

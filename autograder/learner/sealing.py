@@ -19,10 +19,11 @@ import hashlib
 import hmac
 import json
 import math
-import sys
 from typing import Any
 
 import numpy as np
+
+from autograder.learner.watchers import is_key_array
 
 FLOAT_DECIMALS = 5
 MAX_DEPTH = 40
@@ -51,7 +52,7 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, complex):
         return ["complex", _rounded(value.real), _rounded(value.imag)]
     if hasattr(value, "shape") and hasattr(value, "dtype"):
-        if _is_key_array(value):
+        if is_key_array(value):
             import jax
 
             data = np.asarray(jax.random.key_data(value))
@@ -78,16 +79,6 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, set | frozenset):
         return [type(value).__name__, sorted(repr(v) for v in value)]
     return _custom_node(value, deeper)
-
-
-def _is_key_array(value: Any) -> bool:
-    """Whether ``value`` is a JAX array of typed PRNG keys, which has no NumPy form."""
-    jax = sys.modules.get("jax")
-    return (
-        jax is not None
-        and isinstance(value, jax.Array)
-        and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key)
-    )
 
 
 def _custom_node(value: Any, depth: int) -> Any:

@@ -37,6 +37,16 @@ def is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
 
 
+def is_key_array(value: Any) -> bool:
+    """A JAX array of typed PRNG keys, which has no NumPy form."""
+    jax = sys.modules.get("jax")
+    return (
+        jax is not None
+        and isinstance(value, jax.Array)
+        and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key)
+    )
+
+
 class WatcherError(Exception):
     """The notebook lacks what a watcher needs (a helper by its name, a plain ``jax.jit``).
 
