@@ -33,22 +33,23 @@ def record(tmp_path, monkeypatch) -> Path:
     return path
 
 
-def _solved_copy(folder: Path, name: str) -> Path:
-    """The released notebook of CHAPTER with every solution cell filled in, saved as ``name``."""
+def _solved_copy(folder: Path, name: str, append: tuple[str, ...] = ()) -> Path:
+    """The released notebook of CHAPTER with every solution cell filled in, saved as ``name``,
+    with the cells ``append`` added at its end."""
     solved = nbformat.read(SOLUTIONS / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
     answers = {
         cell.metadata["nbgrader"]["grade_id"]: cell.source
         for cell in solved.cells
         if cell.metadata.get("nbgrader", {}).get("solution")
     }
-    return write_variant(EXERCISES / CHAPTER / f"{CHAPTER}.ipynb", folder / name, answers)
+    return write_variant(EXERCISES / CHAPTER / f"{CHAPTER}.ipynb", folder / name, answers, append)
 
 
 def _untouched(folder: Path, name: str = f"{CHAPTER}.ipynb") -> Path:
     return write_variant(EXERCISES / CHAPTER / f"{CHAPTER}.ipynb", folder / name, {})
 
 
-def _run(path: Path) -> None:
+def _run(path: Path) -> nbformat.NotebookNode:
     """Execute ``path`` as ``jupyter nbconvert --execute`` does: nbclient, in its folder."""
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
@@ -58,7 +59,7 @@ def _run(path: Path) -> None:
         allow_errors=True,  # the untouched notebook's tests fail, as they should
         resources={"metadata": {"path": str(path.parent)}},
     )
-    client.execute()
+    return client.execute()
 
 
 def _recorded(path: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -124,3 +125,13 @@ def test_check_records_the_file_vs_code_names(tmp_path, record):
     assert done.returncode == 0, done.stderr
     _, sources = _recorded(record)
     assert sources[function] == str(notebook.resolve())
+
+
+def test_check_with_no_name_under_nbclient_checks_every_function_of_the_notebook(tmp_path, record):
+    executed = _run(_solved_copy(tmp_path, "mine.ipynb", append=("check()",)))
+    last = executed.cells[-1]
+    lines = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")
+    lines = lines.splitlines()
+    names = _functions()
+    assert lines == [f"✅ PASS {name}" for name in names] + [lines[-1]], last.outputs
+    assert lines[-1].startswith(f"{len(names)} of {len(names)} functions of {CHAPTER} pass")
