@@ -44,6 +44,9 @@ def _grading() -> bool:
     return os.environ.get("PYTREES_GRADING") == "1"
 
 
+_NO_SUCH_EXERCISE = "the exercises are the functions the notebook's check cells name"
+
+
 def _function(name: str) -> GradedFunction | None:
     course = load_course(learner_course_folder())
     try:
@@ -53,9 +56,6 @@ def _function(name: str) -> GradedFunction | None:
         said = _capital(no_such("exercise", name, names, _NO_SUCH_EXERCISE))
         print(said if said.endswith("?") else f"{said}.")
         return None
-
-
-_NO_SUCH_EXERCISE = "the exercises are the functions the notebook's check cells name"
 
 
 def _capital(text: str) -> str:
