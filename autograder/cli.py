@@ -44,6 +44,7 @@ from autograder.load.course import (
     load_course,
 )
 from autograder.load.learner_notebook import NotebookUnreadable, chapter_of, read_notebook
+from autograder.load.names import no_such
 from autograder.load.submissions import (
     Submission,
     UnusableInput,
@@ -53,6 +54,7 @@ from autograder.load.submissions import (
 from autograder.report import checking, console, feedback, formats
 from autograder.report.gradebook import write_gradebook
 from autograder.report.model import Report, merge_reports
+from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
 from autograder.store import folder as store
 from autograder.store.folder import CompileStore
@@ -195,6 +197,10 @@ def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
     hint.set_defaults(run=_hint)
 
     status = commands.add_parser("status", help="show your progress through the exercises")
+    status.add_argument(
+        "chapter", nargs="?", metavar="CHAPTER",
+        help="show this chapter's functions and the files they were checked in",
+    )  # fmt: skip
     status.set_defaults(run=_status)
 
 
@@ -499,15 +505,26 @@ def _hint(args: argparse.Namespace) -> int:
     try:
         course.function(args.function)
     except KeyError:
-        names = ", ".join(function.name for function in course.functions)
-        raise UnusableInput(f"there is no exercise called {args.function!r} ({names})") from None
+        names = [function.name for function in course.functions]
+        otherwise = "python -m autograder status CHAPTER lists a chapter's functions"
+        raise UnusableInput(no_such("exercise", args.function, names, otherwise)) from None
     show_hint(args.function)
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
     course = load_course(learner_course_folder())
-    console.print_status(console.console(), course, progress.load(), progress.sources())
+    out, states, sources = console.console(), progress.load(), progress.sources()
+    if args.chapter is None:
+        print_progress(out, course, states, sources)
+        return 0
+    try:
+        notebook = course.notebook(args.chapter)
+    except KeyError:
+        ids = [notebook.id for notebook in course.notebooks]
+        otherwise = f"the chapters: {', '.join(ids)}"
+        raise UnusableInput(no_such("chapter", args.chapter, ids, otherwise)) from None
+    print_chapter(out, notebook, states, sources)
     return 0
 
 

@@ -56,8 +56,50 @@ def test_status_shows_what_check_recorded(released_course, progress_env, tmp_pat
     assert done.returncode == 0
     passed = len(notebook.functions)
     assert f"{passed} of {len(released_course.functions)} functions pass" in done.stdout
-    for function in released_course.functions:
-        assert function.name in done.stdout
+    for chapter in released_course.notebooks:
+        assert chapter.id in done.stdout
+
+
+def test_status_gives_one_row_per_chapter_that_fits_80_columns(
+    released_course, progress_env, tmp_path
+):
+    notebook = released_course.notebooks[0]
+    solved = tmp_path / f"{notebook.id}-Copy1.ipynb"
+    shutil.copy(SOLUTIONS / notebook.id / notebook.filename, solved)
+    assert run_cli("check", solved, env=progress_env).returncode == 0
+    done = run_cli("status", env={**progress_env, "COLUMNS": "80"})
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), done.stdout
+    rows = [
+        line for line in lines if line.split()[:1] in ([n.id] for n in released_course.notebooks)
+    ]
+    assert len(rows) == len(released_course.notebooks)
+    assert solved.name in rows[0] and f"{len(notebook.functions)} of" in rows[0]
+    assert "Exercise:" not in done.stdout
+    assert not any(f.name in done.stdout for f in released_course.functions)
+
+
+def test_status_of_a_chapter_shows_its_functions_and_the_file_each_was_checked_in(
+    released_course, progress_env, tmp_path
+):
+    notebook, other = released_course.notebooks[:2]
+    solved = tmp_path / f"{notebook.id}-Copy1.ipynb"
+    shutil.copy(SOLUTIONS / notebook.id / notebook.filename, solved)
+    assert run_cli("check", solved, env=progress_env).returncode == 0
+    done = run_cli("status", notebook.id, env={**progress_env, "COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"Checked in {solved}:" in lines
+    for function in notebook.functions:
+        assert any(line.startswith(f"  ✅ PASS  {function.name} (") for line in lines)
+    assert not any(f.name in done.stdout for f in other.functions)
+
+
+def test_status_of_a_mistyped_chapter_suggests_the_closest(released_course, progress_env):
+    chapter = released_course.notebooks[0].id
+    done = run_cli("status", chapter[:-1], env=progress_env)
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(f"did you mean {chapter}?")
 
 
 def test_status_before_any_check_shows_nothing_done(released_course, progress_env):
@@ -150,7 +192,7 @@ def test_in_notebook_check_is_instant_once_jax_is_imported(course, progress_env)
         print(f"SECONDS={{time.perf_counter() - started:.3f}}")
     """)
     out = _kernel_like_run(code, progress_env)
-    assert f"✅ {name} passes its visible tests" in out
+    assert f"✅ PASS {name} passes its visible tests" in out
     seconds = float(out.split("SECONDS=")[1].split()[0])
     assert seconds < 0.5
 
@@ -170,7 +212,7 @@ def test_in_notebook_check_explains_a_failure_and_hints_unlock_one_at_a_time(
     """)
     out = _kernel_like_run(code, progress_env)
     first, second = out.split("---")
-    assert f"❌ {function.name}: {function.name} is not written yet" in first
+    assert f"❌ FAIL {function.name}: {function.name} is not written yet" in first
     assert "Hint 1/" in first and "Hint 2/" not in first
     assert "Hint 2/" in second
 
@@ -219,6 +261,38 @@ def test_a_hint_in_a_notebook_leaves_a_record_in_the_saved_output(
     assert "Hint 2/" in shown[1]["text/plain"]
 
 
+def test_check_with_no_name_checks_every_function_of_the_notebook(course, progress_env):
+    notebook = course.notebooks[0]
+    solved, *others = notebook.functions
+    unsolved = "".join(
+        f"def {f.name}(*args, **kwargs):\n    raise NotImplementedError()\n" for f in others
+    )
+    cells = [notebook.setup_source, *_solution_sources(notebook), unsolved, "check()"]
+    out = _kernel_like_run("\n".join(textwrap.dedent(cell) for cell in cells), progress_env)
+    lines = out.splitlines()
+    assert f"✅ PASS {solved.name}" in lines
+    for function in others:
+        assert any(line.startswith(f"❌ FAIL {function.name}: ") for line in lines)
+    assert len(lines) == len(notebook.functions) + 1
+    assert lines[-1].startswith(f"1 of {len(notebook.functions)} functions of {notebook.id} pass")
+
+
+def test_check_with_no_name_says_so_when_no_exercise_has_run(progress_env):
+    out = _kernel_like_run("from autograder.notebook import check\ncheck()", progress_env)
+    assert out.startswith("check() cannot tell which exercise this notebook is")
+
+
+@pytest.mark.parametrize("helper", ["check", "hint", "solution"])
+def test_a_mistyped_function_in_the_notebook_suggests_the_closest(
+    released_course, progress_env, helper
+):
+    name = released_course.functions[0].name
+    typo = name[:2] + name[3:]
+    code = f"from autograder.notebook import {helper}\n{helper}({typo!r})"
+    out = _kernel_like_run(code, progress_env)
+    assert out.strip() == f"There is no exercise called {typo!r}: did you mean {name}?"
+
+
 def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
     name = released_course.functions[0].name
     env = {**progress_env, "PYTREES_GRADING": "1"}
@@ -226,6 +300,10 @@ def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
         f"from autograder.learner.feedback import check, hint\ncheck({name!r})\nhint({name!r})", env
     )
     assert out == ""
+
+
+def _grade_id(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
 def _solution_sources(notebook):
@@ -299,6 +377,33 @@ def test_hint_from_the_terminal_opens_one_more_hint_each_time(released_course, p
 def test_hint_of_an_unknown_function_exits_2_naming_it(progress_env):
     done = run_cli("hint", "no_such_function", env=progress_env)
     assert done.returncode == 2 and "no_such_function" in done.stderr
+
+
+def test_hint_of_a_mistyped_function_suggests_the_closest_not_every_name(
+    released_course, progress_env
+):
+    name = released_course.functions[0].name
+    typo = name[:2] + name[3:]
+    done = run_cli("hint", typo, env=progress_env)
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip() == f"error: there is no exercise called {typo!r}: did you mean {name}?"
+    )
+
+
+def test_check_says_pass_and_fail_in_words_beside_the_marks(
+    released_course, progress_env, tmp_path
+):
+    notebook = released_course.notebooks[0]
+    solved, *others = notebook.functions
+    reference = nbformat.read(SOLUTIONS / notebook.id / notebook.filename, as_version=4)
+    answer = next(c.source for c in reference.cells if _grade_id(c) == solved.name)
+    copy = write_variant(notebook.path, tmp_path / notebook.filename, {solved.name: answer})
+    done = run_cli("check", copy, env=progress_env)
+    lines = done.stdout.splitlines()
+    assert any(line.startswith(f"✅ PASS {solved.name} (") for line in lines), done.stdout
+    for function in others:
+        assert any(line.startswith(f"❌ FAIL {function.name} (") for line in lines)
 
 
 def _checked_entries(env: dict[str, str]) -> dict[str, set[str]]:

@@ -30,6 +30,26 @@ MARKS = {
 }
 """The mark each outcome is shown with, in every report and in ``check``."""
 
+WORDS = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "error": "ERROR",
+    "missing": "MISSING",
+    "timeout": "TIMEOUT",
+    "memory": "OUT OF MEMORY",
+    "crashed": "CRASHED",
+}
+"""The word each outcome is shown with beside its mark where a learner reads it: a
+browser or terminal without an emoji font shows the marks as empty boxes."""
+
+
+def mark(outcome: str) -> str:
+    """``outcome``'s mark and word, e.g. ``"✅ PASS"``; an unknown outcome is shown as itself."""
+    if outcome not in WORDS:
+        return outcome
+    return f"{MARKS[outcome]} {WORDS[outcome]}"
+
+
 # What the course says when a watcher finds the notebook lacking, by the type of the
 # WatcherError (autograder.learner.watchers). Its message comes from the learner's
 # worker and is never shown: {helper} is a name the learner can already read in the

@@ -2,7 +2,9 @@
 
 ``check`` runs the function's visible tests right in the learner's kernel (their
 own code, on their own machine: nothing to protect), prints what failed with the
-first hint, and records the result for ``python -m autograder status``.
+first hint, and records the result, with the notebook file it came from (see
+:mod:`autograder.learner.notebook_file`), for ``python -m autograder status``.
+``check()`` with no name does so for every function of the notebook, a line each.
 ``hint`` shows the opened hints with one more each time, and leaves in the
 notebook's saved outputs a record of how many were opened (:data:`HINT_RECORD`), which
 the instructor's reports count. ``solution`` shows the reference solution, but
@@ -18,15 +20,31 @@ import os
 from pathlib import Path
 from typing import Any
 
-from autograder.compare.verdicts import MARKS, run_test_cell
+from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing
+from autograder.learner.notebook_file import kernel_history, notebook_file
 from autograder.learner.probes import label, probe_results
-from autograder.load.course import GradedFunction, learner_course_folder, load_course
-from autograder.load.learner_notebook import HINT_RECORD
+from autograder.load.course import (
+    Course,
+    ExerciseNotebook,
+    GradedFunction,
+    learner_course_folder,
+    load_course,
+)
+from autograder.load.learner_notebook import (
+    HINT_RECORD,
+    NotebookUnreadable,
+    chapter_of,
+    read_notebook,
+)
+from autograder.load.names import no_such
 
 
 def _grading() -> bool:
     return os.environ.get("PYTREES_GRADING") == "1"
+
+
+_NO_SUCH_EXERCISE = "the exercises are the functions the notebook's check cells name"
 
 
 def _function(name: str) -> GradedFunction | None:
@@ -34,9 +52,14 @@ def _function(name: str) -> GradedFunction | None:
     try:
         return course.function(name)
     except KeyError:
-        names = ", ".join(f.name for f in course.functions)
-        print(f"There is no exercise called {name!r}. The exercises are: {names}.")
+        names = [f.name for f in course.functions]
+        said = _capital(no_such("exercise", name, names, _NO_SUCH_EXERCISE))
+        print(said if said.endswith("?") else f"{said}.")
         return None
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _learner_namespace() -> dict[str, Any]:
@@ -54,49 +77,120 @@ def _learner_namespace() -> dict[str, Any]:
     return frame.f_globals if frame is not None else {}
 
 
+_NOT_DEFINED = "is not defined yet: run the cell that defines it first."
+
+
 def _defined(namespace: dict[str, Any], name: str) -> bool:
     """Whether the learner has run the cell that defines ``name``; says so when not."""
     if callable(namespace.get(name)):
         return True
-    print(f"{MARKS['missing']} {name} is not defined yet: run the cell that defines it first.")
+    print(f"{mark('missing')} {name} {_NOT_DEFINED}")
     return False
 
 
-def _notebook_file(function: GradedFunction) -> str:
-    """The notebook this kernel runs, as Jupyter names it; else the exercise's file name."""
-    session = os.environ.get("JPY_SESSION_NAME")
-    return str(Path(session).resolve()) if session else f"{function.notebook}.ipynb"
+def _notebook_file(namespace: dict[str, Any]) -> str:
+    """The notebook file this kernel runs, or a name of its own where none can be told."""
+    return notebook_file(namespace, kernel_history(), Path.cwd())
 
 
-def check(name: str) -> None:
-    """Run the visible tests of ``name`` against the learner's current definition."""
+def _first_failure(function: GradedFunction, namespace: dict[str, Any]) -> str | None:
+    """The message of the first visible test of ``function`` that fails; None when all pass."""
+    for test in function.tests:
+        verdict = run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
+        if not verdict.passed:
+            return verdict.message
+    return None
+
+
+def check(name: str | None = None) -> None:
+    """Run the visible tests of ``name`` against the learner's current definition.
+
+    Without a name, run those of every function of the kernel's notebook, a line each.
+    """
     if _grading():
+        return
+    namespace = dict(_learner_namespace())
+    if name is None:
+        _check_notebook(namespace)
         return
     function = _function(name)
     if function is None:
         return
-    namespace = dict(_learner_namespace())
     if not _defined(namespace, name):
-        progress.record({name: False}, _notebook_file(function))
+        progress.record({name: False}, _notebook_file(namespace))
         return
-    failures = [
-        verdict.message
-        for test in function.tests
-        if not (
-            verdict := run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
-        ).passed
-    ]
-    progress.record({name: not failures}, _notebook_file(function))
-    if not failures:
+    failure = _first_failure(function, namespace)
+    progress.record({name: failure is None}, _notebook_file(namespace))
+    if failure is None:
         print(
-            f"{MARKS['passed']} {name} passes its visible tests. "
+            f"{mark('passed')} {name} passes its visible tests. "
             "Grading adds hidden tests on other inputs."
         )
         return
-    print(f"{MARKS['failed']} {name}: {failures[0]}")
+    print(f"{mark('failed')} {name}: {failure}")
     if function.hints:
         count = len(function.hints)
         print(f'   Stuck? Run hint("{name}"): each run shows one more of its {count} hints.')
+
+
+def _check_notebook(namespace: dict[str, Any]) -> None:
+    """``check()``: every function of the kernel's notebook, one line each, and a total."""
+    course = load_course(learner_course_folder())
+    source = _notebook_file(namespace)
+    notebook = _kernel_notebook(course, namespace, Path(source))
+    if notebook is None:
+        print(
+            "check() cannot tell which exercise this notebook is: run its first cell, "
+            'or name a function, as in check("function_name").'
+        )
+        return
+    results = {}
+    for function in notebook.functions:
+        if not callable(namespace.get(function.name)):
+            results[function.name] = False
+            print(f"{mark('missing')} {function.name} {_NOT_DEFINED}")
+            continue
+        failure = _first_failure(function, namespace)
+        results[function.name] = failure is None
+        if failure is None:
+            print(f"{mark('passed')} {function.name}")
+        else:
+            print(f"{mark('failed')} {function.name}: {_first_line(failure)}")
+    progress.record(results, source)
+    passing = sum(results.values())
+    total = f"{passing} of {len(results)} functions of {notebook.id} pass their visible tests"
+    if passing == len(results):
+        print(f"{total}. Grading adds hidden tests on other inputs.")
+    else:
+        print(f'{total}. check("NAME") says more about one of them, and offers its hints.')
+
+
+def _first_line(message: str) -> str:
+    lines = message.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _kernel_notebook(
+    course: Course, namespace: dict[str, Any], file: Path
+) -> ExerciseNotebook | None:
+    """The exercise the kernel works on: its notebook file's chapter where the file is
+    known, else the one whose functions the namespace defines most of (then whose setup
+    cell ran); None when nothing points at any."""
+    if file.is_file():
+        try:
+            chapter = chapter_of(read_notebook(file), course)
+        except NotebookUnreadable:
+            chapter = None
+        if chapter is not None:
+            return course.notebook(chapter)
+    ran = {source.strip() for source in kernel_history()}
+
+    def evidence(notebook: ExerciseNotebook) -> tuple[int, bool]:
+        defined = sum(callable(namespace.get(f.name)) for f in notebook.functions)
+        return defined, notebook.setup_source.strip() in ran
+
+    best = max(course.notebooks, key=evidence)
+    return best if any(evidence(best)) else None
 
 
 def hint(name: str) -> None:

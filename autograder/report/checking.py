@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.compare.verdicts import MARKS
+from autograder.compare.verdicts import MARKS, mark
 from autograder.report.model import ExerciseResult, StudentResult
 from autograder.report.text import markdown_cell
 
@@ -92,5 +92,5 @@ def _function_row(exercise: ExerciseResult) -> str:
     message = exercise.first_message
     # A traceback's first line says what went wrong; the rest does not fit a table cell.
     first_line = message.strip().splitlines()[0] if message.strip() else ""
-    status = f"{MARKS.get(exercise.status, '')} {exercise.status}"
+    status = mark(exercise.status)
     return f"| {exercise.notebook} | `{exercise.name}` | {status} | {markdown_cell(first_line)} |"

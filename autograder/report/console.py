@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,8 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from autograder.compare.verdicts import MARKS
-from autograder.load.course import Course
+from autograder.compare.verdicts import mark
 from autograder.report.checking import NotebookState
 from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult
 from autograder.report.text import clean, points
@@ -96,7 +94,7 @@ def print_feedback(out: Console, student: StudentResult) -> None:
             notebook = exercise.notebook
             out.print(f"[bold]{notebook}[/bold]")
         score = f"{points(exercise.score)} / {points(exercise.max_score)}"
-        out.print(f"{MARKS.get(exercise.status, '')} {exercise.name} ({score}): {exercise.status}")
+        out.print(f"{mark(exercise.status)} {exercise.name} ({score})")
         for test in exercise.tests:
             if test.message:
                 out.print(f"   {test.message}", markup=False)
@@ -119,45 +117,6 @@ def print_check_summary(out: Console, states: list[NotebookState]) -> None:
             f"[{style}]{state.state}[/{style}]",
         )
     out.print(table)
-
-
-def print_status(
-    out: Console, course: Course, states: dict[str, str], sources: dict[str, str] | None = None
-) -> None:
-    """Each function's state, and the notebook file that ``check`` last took it from."""
-    sources = sources or {}
-    table = Table(title="Your progress")
-    for column in ("Chapter", "Function", "Points", "State", "Checked in"):
-        table.add_column(column, overflow="fold", no_wrap=column in ("Function", "State"))
-    done = 0.0
-    for notebook in course.notebooks:
-        for function in notebook.functions:
-            state = states.get(function.name, "not checked")
-            done += function.points if state == "passed" else 0.0
-            style = {"passed": "green", "failing": "red"}.get(state, "dim")
-            table.add_row(
-                notebook.title,
-                function.name,
-                points(function.points),
-                f"[{style}]{state}[/{style}]",
-                _shown_path(sources.get(function.name, "")),
-            )
-    out.print(table)
-    total = course.points
-    percent = 100.0 * done / total if total else 0.0
-    passed = sum(states.get(f.name) == "passed" for f in course.functions)
-    out.print(
-        f"{passed} of {len(course.functions)} functions pass their visible tests: "
-        f"{points(done)} / {points(total)} points ({percent:.0f}%)."
-    )
-
-
-def _shown_path(path: str) -> str:
-    """``path`` relative to the working folder when it lies below it."""
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return path
 
 
 class BatchProgress:

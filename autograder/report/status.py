@@ -1,0 +1,104 @@
+"""What ``python -m autograder status`` prints: the learner's progress as ``check`` recorded it.
+
+Plain ``status`` gives one row per chapter, narrow enough for 80 columns; ``status
+CHAPTER`` gives that chapter's functions, grouped by the notebook file each was
+last checked in. Lines are never broken inside a word: the rows are laid out to
+fit, and a line that cannot fit (a long path) is left whole for the terminal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from autograder.compare.verdicts import mark
+from autograder.load.course import Course, ExerciseNotebook
+from autograder.report.text import clean, points
+
+_SHOWN = {"passed": mark("passed"), "failing": mark("failed")}
+_GAP = "  "
+
+
+def print_progress(
+    out: Console, course: Course, states: dict[str, str], sources: dict[str, str]
+) -> None:
+    """One row per chapter: functions passing, points earned, the files checked; a total."""
+    rows = [("Chapter", "Passing", "Points", "Checked in")]
+    files = {"Chapter": ["Checked in"]}
+    for notebook in course.notebooks:
+        files[notebook.id] = _files(notebook, sources)
+        passing = [f for f in notebook.functions if states.get(f.name) == "passed"]
+        earned = sum(function.points for function in passing)
+        rows.append(
+            (
+                notebook.id,
+                f"{len(passing)} of {len(notebook.functions)}",
+                f"{points(earned)} / {points(notebook.points)}",
+                ", ".join(files[notebook.id]) or "-",
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    room = max(out.width - sum(widths) - 3 * len(_GAP), 0)
+    _say(out, "Your progress, as check recorded it")
+    for chapter, passing, earned, checked in rows:
+        if len(checked) > room:
+            checked = f"{len(files[chapter])} files"
+        cells = [chapter.ljust(widths[0]), passing.rjust(widths[1]), earned.rjust(widths[2])]
+        _say(out, _GAP.join([*cells, checked]).rstrip())
+    _total(out, course, states)
+    _say(out, "A chapter's functions and the files they were checked in:")
+    _say(out, "python -m autograder status CHAPTER")
+
+
+def print_chapter(
+    out: Console, notebook: ExerciseNotebook, states: dict[str, str], sources: dict[str, str]
+) -> None:
+    """``notebook``'s functions, under the file each was last checked in, and its total."""
+    _say(out, f"{notebook.title} ({notebook.id})")
+    groups: dict[str, list[str]] = {}
+    for function in notebook.functions:
+        state = states.get(function.name)
+        worth = f"{function.name} ({points(function.points)} points)"
+        if state not in _SHOWN:
+            groups.setdefault("Not checked yet:", []).append(worth)
+            continue
+        source = sources.get(function.name)
+        where = f"Checked in {_shown_path(source) if source else 'a file not recorded'}:"
+        groups.setdefault(where, []).append(f"{_SHOWN[state]}  {worth}")
+    # the files first, in the order of their first function; what was never checked last
+    for heading in sorted(groups, key=lambda heading: heading == "Not checked yet:"):
+        _say(out, heading)
+        for line in groups[heading]:
+            _say(out, f"  {line}")
+    _total(out, Course((notebook,)), states)
+
+
+def _total(out: Console, course: Course, states: dict[str, str]) -> None:
+    passing = [f for f in course.functions if states.get(f.name) == "passed"]
+    done, total = sum(f.points for f in passing), course.points
+    percent = 100.0 * done / total if total else 0.0
+    _say(
+        out,
+        f"{len(passing)} of {len(course.functions)} functions pass their visible tests: "
+        f"{points(done)} / {points(total)} points ({percent:.0f}%).",
+    )
+
+
+def _files(notebook: ExerciseNotebook, sources: dict[str, str]) -> list[str]:
+    """The names of the files ``notebook``'s functions were checked in, in function order."""
+    names = [Path(sources[f.name]).name for f in notebook.functions if f.name in sources]
+    return list(dict.fromkeys(names))
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working folder when it lies below it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def _say(out: Console, line: str) -> None:
+    """Print ``line`` as it is: no markup, and no line break the layout did not put there."""
+    out.print(clean(line, limit=None), markup=False, soft_wrap=True)
