@@ -140,7 +140,7 @@ def start_kernel(lab_port: int, token: str) -> None:
 
 
 def processes_naming(text: str) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", text], capture_output=True, text=True).stdout
+    found = subprocess.run(["pgrep", "-f", "--", text], capture_output=True, text=True).stdout
     return [int(pid) for pid in found.split()]
 
 
