@@ -41,9 +41,10 @@ LEVEL_GAP = NODE_HEIGHT + EDGE_RISE + 2 * KEY_GAP + KEY_HEIGHT
 TOP = 4
 GAP = 14
 AUX_GAP = 14
-# Text widths per character, a little over a monospace font's advance (0.6 em) at 12 px
-# (nodes) and 11 px (keys), so an estimate is never short of the drawn text.
-CHAR = 7.4
+# Text widths per character: a monospace font's advance (0.6 em) at 12 px for the
+# nodes, whose boxes pad their text by 8 px a side, and a little over it at 11 px for
+# the keys, which have no box, so an estimate is never short of the drawn text.
+CHAR = 7.2
 KEY_CHAR = 6.8
 MAX_LABEL = 22
 
