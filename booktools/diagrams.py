@@ -22,10 +22,30 @@ import jax.tree_util as tu
 import numpy as np
 from IPython.display import HTML
 
+# Lengths in pixels. A level is a row of boxes; below it the edges run down to the next
+# row, each ending above its child's key label, which sits just over the child's box:
+#
+#   [parent]
+#      \           EDGE_RISE at least
+#       \          KEY_GAP
+#       'key'      KEY_HEIGHT
+#                  KEY_GAP
+#     [child]
+#
+# so no edge crosses a label, and labels of one row sit in slots that do not overlap.
 NODE_HEIGHT = 30
-LEVEL_GAP = 62
+KEY_HEIGHT = 14
+KEY_GAP = 4
+EDGE_RISE = 24
+LEVEL_GAP = NODE_HEIGHT + EDGE_RISE + 2 * KEY_GAP + KEY_HEIGHT
+TOP = 4
 GAP = 14
+AUX_GAP = 14
+# Text widths per character: a monospace font's advance (0.6 em) at 12 px for the
+# nodes, whose boxes pad their text by 8 px a side, and a little over it at 11 px for
+# the keys, which have no box, so an estimate is never short of the drawn text.
 CHAR = 7.2
+KEY_CHAR = 6.8
 MAX_LABEL = 22
 
 STYLE = """
@@ -115,13 +135,20 @@ def _width(node: _Node) -> float:
     return max(len(node.label) * CHAR + 16, 40)
 
 
+def _key_width(node: _Node) -> float:
+    return len(node.key) * KEY_CHAR
+
+
 def _aux_width(node: _Node) -> float:
     return (len(node.aux) + len("aux_data: ")) * CHAR + 20 if node.aux else 0.0
 
 
 def _own_span(node: _Node) -> float:
-    """Room the node needs for itself, centred on it (its aux_data box sits to the right)."""
-    half = _width(node) / 2 + (_aux_width(node) + 14 if node.aux else 0)
+    """Room the node needs for itself, centred on it: its box, the key label over it,
+    and its aux_data box to the right (mirrored on the left, to stay centred)."""
+    half = max(_width(node), _key_width(node)) / 2
+    if node.aux:
+        half = max(half, _width(node) / 2 + AUX_GAP + _aux_width(node))
     return 2 * half + GAP
 
 
@@ -132,7 +159,7 @@ def _span(node: _Node) -> float:
 def _layout(node: _Node, depth: int, left: float) -> None:
     """Place ``node``'s subtree in the slot that starts at ``left``."""
     span = _span(node)
-    node.y = depth * LEVEL_GAP + 20
+    node.y = TOP + depth * LEVEL_GAP
     node.x = left + span / 2
     children = sum(_span(child) for child in node.children)
     cursor = left + (span - children) / 2
@@ -148,6 +175,24 @@ def _nodes(node: _Node) -> list[_Node]:
     return out
 
 
+def _edge_and_key(parent: _Node, child: _Node) -> list[str]:
+    """The edge from ``parent`` down to ``child``, ending above the child's key label,
+    and the label, centred over the child's box."""
+    end = child.y - (2 * KEY_GAP + KEY_HEIGHT if child.key else 0)
+    parts = [
+        f'<path class="edge" d="M{parent.x:.1f},{parent.y + NODE_HEIGHT:.1f} '
+        f'L{child.x:.1f},{end:.1f}"/>'
+    ]
+    if child.key:
+        # The baseline leaves the descenders inside the label's band.
+        baseline = child.y - KEY_GAP - 3
+        parts.append(
+            f'<text class="key" x="{child.x:.1f}" y="{baseline:.1f}" text-anchor="middle">'
+            f"{html.escape(child.key)}</text>"
+        )
+    return parts
+
+
 def _svg(root: _Node, caption: str | None) -> str:
     _layout(root, 0, 0)
     nodes = _nodes(root)
@@ -156,17 +201,7 @@ def _svg(root: _Node, caption: str | None) -> str:
     parts = []
     for node in nodes:
         for child in node.children:
-            parts.append(
-                f'<path class="edge" d="M{node.x:.1f},{node.y + NODE_HEIGHT:.1f} '
-                f'L{child.x:.1f},{child.y:.1f}"/>'
-            )
-            if child.key:
-                mid_x = (node.x + child.x) / 2
-                mid_y = (node.y + NODE_HEIGHT + child.y) / 2
-                parts.append(
-                    f'<text class="key" x="{mid_x + 4:.1f}" y="{mid_y:.1f}">'
-                    f"{html.escape(child.key)}</text>"
-                )
+            parts.extend(_edge_and_key(node, child))
     for node in nodes:
         w = _width(node)
         radius = 12 if node.kind == "leaf" else 3
@@ -178,7 +213,7 @@ def _svg(root: _Node, caption: str | None) -> str:
         )
         if node.aux:
             aux_w = _aux_width(node)
-            ax = node.x + w / 2 + 14
+            ax = node.x + w / 2 + AUX_GAP
             parts.append(
                 f'<g class="aux"><line x1="{node.x + w / 2:.1f}" y1="{node.y + 15:.1f}" '
                 f'x2="{ax:.1f}" y2="{node.y + 15:.1f}"/>'
@@ -189,8 +224,10 @@ def _svg(root: _Node, caption: str | None) -> str:
             )
     title = html.escape(caption or "A pytree")
     return (
-        f'<svg class="pt-tree" role="img" aria-label="{title}" width="{width:.0f}" '
+        f'<svg class="pt-tree" role="img" aria-label="{title}" width="{width + 8:.0f}" '
         f'height="{height:.0f}" viewBox="-4 0 {width + 8:.0f} {height:.0f}" '
+        # Centred under the page's column as the caption is; scrolled when wider.
+        'style="display:block;margin:0 auto" '
         f'xmlns="http://www.w3.org/2000/svg"><title>{title}</title>'
         f"<style>{STYLE}</style>{''.join(parts)}</svg>"
     )

@@ -9,6 +9,7 @@
 - Each inline script is written once per page. Sphinx 7.4 writes an inline script
   that an extension adds while the sources are read twice, and sphinx-thebe's
   ``const`` declarations then fail in the browser the second time.
+- No Binder button while ``repository.url`` is the placeholder (see :mod:`booktools.binder`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from autograder.load.course import REPO_ROOT
 from booktools import progress_page
+from booktools.binder import hide_binder_for_the_placeholder
 
 
 class CourseProgress(SphinxDirective):
@@ -70,6 +72,7 @@ def write_empty_progress(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("course-progress", CourseProgress)
+    app.connect("config-inited", hide_binder_for_the_placeholder)
     app.connect("build-finished", write_empty_progress)
     app.connect("html-page-context", write_each_inline_script_once, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

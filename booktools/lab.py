@@ -8,6 +8,8 @@ JupyterLab through the ``JUPYTER_TOKEN`` environment variable, never through the
 line, which every local account can read with ``ps``; a process's environment is
 readable only by its own user.
 
+It leaves out nbgrader's instructor tools (:mod:`booktools.instructor_tools`).
+
 JupyterLab keeps its XSRF checks. The book's pages send the token in an
 ``Authorization`` header (and in the kernel websocket's address), which jupyter_server
 accepts without an XSRF cookie; any other site's requests are refused by its origin
@@ -24,6 +26,8 @@ import sys
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_runtime_dir
+
+from booktools import instructor_tools
 
 # The port the book's pages assume when the address names no other (book/_static/live-code.js).
 DEFAULT_LAB_PORT = 8888
@@ -95,17 +99,23 @@ def main(argv: list[str] | None = None) -> int:
         print("jupyter is not installed next to this Python (run ./course setup)", file=sys.stderr)
         return 2
     try:
-        make_runtime_folder_private()
+        runtime = make_runtime_folder_private()
+        config = instructor_tools.write_lab_config(runtime / "learner-config")
     except OSError as exc:
-        print(f"cannot make JupyterLab's runtime folder private: {exc}", file=sys.stderr)
+        print(f"cannot prepare JupyterLab's runtime folder: {exc}", file=sys.stderr)
         return 2
     token = new_token()
     print(f"The book:      {book_address(args.book_port, args.port, token)}")
     print(f"The exercises: {exercises_address(args.port, token)}", flush=True)
     environment = {**os.environ, "JUPYTER_TOKEN": token}
     environment.pop("JUPYTER_TOKEN_FILE", None)
+    environment["JUPYTER_CONFIG_PATH"] = instructor_tools.config_path_with(config, environment)
+    arguments = [
+        *lab_arguments(args.port, args.book_port, args.root),
+        *instructor_tools.server_arguments(),
+    ]
     # exec keeps this process's id, so ./course serve stops JupyterLab as it started it.
-    os.execve(jupyter, [jupyter, *lab_arguments(args.port, args.book_port, args.root)], environment)
+    os.execve(jupyter, [jupyter, *arguments], environment)
     return 0  # not reached
 
 

@@ -7,8 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from autograder.load.course import REPO_ROOT
+from booktools.binder import PLACEHOLDER_REPOSITORY
 from conftest import build_book
 
 pytestmark = pytest.mark.slow
@@ -136,3 +138,14 @@ def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     added = [r.uri for r in cache.list_cache_records() if r.pk not in before]
     assert [Path(uri).name for uri in added] == ["gotchas.md"]
+
+
+def test_no_page_links_to_binder_while_the_repository_is_the_placeholder(built):
+    config = yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["repository"]["url"] == PLACEHOLDER_REPOSITORY
+    linking = [
+        page.relative_to(built).as_posix()
+        for page in sorted(built.rglob("*.html"))
+        if "mybinder.org" in page.read_text(encoding="utf-8")
+    ]
+    assert linking == []

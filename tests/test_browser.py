@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+from figure_geometry import Label, Segment, problems
 from playwright.sync_api import (
     Browser,
     BrowserContext,
@@ -553,6 +554,57 @@ def test_a_token_goes_only_to_the_server_it_came_with(visitor, jupyter, site):
     _no_server_message(page)
     assert sent, "the page was expected to look for the server it was pointed at"
     assert [headers for headers in sent if jupyter.token in json.dumps(headers)] == []
+
+
+# Tree pictures ---------------------------------------------------------------------------
+
+# Every tree picture of the page as the browser lays it out: each text's box (getBBox)
+# and each line's ends, in the picture's coordinates, and how far the picture's centre
+# is from its caption's (0 when the picture is wider than the page and scrolls).
+MEASURE_PICTURES = """
+() => Array.from(document.querySelectorAll('figure.pt-tree-figure')).map(figure => {
+  const svg = figure.querySelector('svg.pt-tree');
+  const labels = Array.from(svg.querySelectorAll('text')).map(text => {
+    const box = text.getBBox();
+    return {text: text.textContent, x: box.x, y: box.y, width: box.width, height: box.height};
+  });
+  const lines = Array.from(svg.querySelectorAll('path, line')).map(line => {
+    const start = line.getPointAtLength(0);
+    const end = line.getPointAtLength(line.getTotalLength());
+    return [start.x, start.y, end.x, end.y];
+  });
+  const shown = svg.getBoundingClientRect();
+  const under = (figure.querySelector('figcaption') || figure).getBoundingClientRect();
+  const centre = rect => (rect.left + rect.right) / 2;
+  const fits = shown.width <= figure.clientWidth;
+  return {name: svg.getAttribute('aria-label'), labels, lines,
+          offCentre: fits ? Math.abs(centre(shown) - centre(under)) : 0};
+})
+"""
+
+
+def _picture_problems(picture: dict) -> list[str]:
+    labels = [Label(**label) for label in picture["labels"]]
+    segments = [Segment(*line) for line in picture["lines"]]
+    found = problems(labels, segments)
+    if picture["offCentre"] > 2:
+        found.append(f"it is {picture['offCentre']:.0f}px off its caption's centre")
+    return found
+
+
+@pytest.mark.parametrize("page", ["intro", *toc_order()])
+def test_no_tree_picture_has_labels_that_overlap_or_lines_through_them(visitor, built, page):
+    view, _ = visitor.open(f"book/{page}.html")
+    view.evaluate("document.fonts.ready.then(() => true)")
+    pictures = view.evaluate(MEASURE_PICTURES)
+    drawn = (built / "book" / f"{page}.html").read_text(encoding="utf-8").count('class="pt-tree"')
+    assert len(pictures) == drawn
+    found = [
+        f"book/{page}, picture {number} ({picture['name'][:60]}): {problem}"
+        for number, picture in enumerate(pictures, start=1)
+        for problem in _picture_problems(picture)
+    ]
+    assert found == [], "\n".join(found)
 
 
 # The theme and search ------------------------------------------------------------------------

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +111,65 @@ def test_serve_starts_on_a_port_a_stopped_server_just_left(built):
     finally:
         os.killpg(serving.pid, signal.SIGTERM)
         serving.wait(timeout=60)
+
+
+@pytest.fixture
+def set_up_venv(tmp_path: Path) -> Path:
+    """A VENV for ./course that is set up already and whose book build does nothing:
+    its python is this test run's, so serve starts at once on the book built before."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    scripts = {"python": f'exec "{sys.executable}" "$@"', "jupyter-book": "exit 0"}
+    for name, body in scripts.items():
+        script = venv / "bin" / name
+        script.write_text(f"#!/bin/sh\n{body}\n")
+        script.chmod(0o755)
+    (venv / ".installed").touch()
+    return venv
+
+
+def start_kernel(lab_port: int, token: str) -> None:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{lab_port}/api/kernels",
+        data=b"{}",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 201
+
+
+def processes_naming(text: str) -> list[int]:
+    found = subprocess.run(["pgrep", "-f", "--", text], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
+
+
+@pytest.mark.slow
+def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv, tmp_path):
+    book, lab = free_port(), free_port()
+    runtime = tmp_path / "runtime"
+    environment = {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
+    }  # fmt: skip
+    log = tmp_path / "serve.log"
+    with log.open("w") as output:
+        serving = subprocess.Popen(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        assert wait_until(lambda: answers(book) and answers(lab), 300), log.read_text()
+        token = re.search(r"exercises\?token=(\S+)", log.read_text()).group(1)
+        start_kernel(lab, token)
+        assert processes_naming(str(runtime)), "the kernel's process was not found"
+        os.kill(serving.pid, signal.SIGTERM)  # only the script, as `kill PID` does
+        serving.wait(timeout=10)
+        assert not answers(book) and not answers(lab)
+        assert wait_until(lambda: not processes_naming(str(runtime)), 5), "a kernel kept running"
+    finally:
+        if serving.poll() is None:
+            os.killpg(serving.pid, signal.SIGKILL)
+        # JupyterLab runs in a process group of its own, and restarts a kernel that dies.
+        for pid in processes_naming(f"--port={lab} ") + processes_naming(str(runtime)):
+            os.kill(pid, signal.SIGKILL)

@@ -9,6 +9,7 @@ import asyncio
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -275,3 +276,27 @@ def test_a_kernel_websocket_from_another_origin_is_refused_with_the_login_cookie
 ):
     headers = {**_cookie(login), "Origin": FOREIGN_ORIGIN}
     assert _websocket_status(_kernel_socket(lab, kernel), headers) == 403
+
+
+# No instructor tools -------------------------------------------------------------------------
+
+
+NBGRADER_PAGES = ("/formgrader", "/formgraders", "/assignments", "/nbgrader_version")
+
+
+@pytest.mark.parametrize("path", NBGRADER_PAGES)
+def test_nbgrader_serves_nothing_in_the_learners_lab(lab, path):
+    assert lab.request("GET", path, lab.authorised())[0] == 404
+
+
+def _page_config(lab: Lab) -> dict:
+    status, _, body = lab.request("GET", "/lab", lab.authorised())
+    assert status == 200
+    found = re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                      body, flags=re.S)  # fmt: skip
+    assert found, "the lab page has no page config"
+    return json.loads(found.group(1))
+
+
+def test_the_learners_lab_page_disables_nbgraders_plugins(lab):
+    assert "@jupyter/nbgrader" in _page_config(lab)["disabledExtensions"]

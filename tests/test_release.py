@@ -195,6 +195,12 @@ def test_release_pins_the_learners_requirements_as_the_course_does():
         learner_requirements("numpy==2.4.6\n")
 
 
+def test_the_learners_requirements_bring_no_nbgrader_instructor_tools():
+    course = read_requirements(REPO_ROOT / "requirements.txt")
+    names = {line.split("==")[0] for line in learner_requirements(course).splitlines()[1:]}
+    assert "nbgrader" not in names
+
+
 def test_reading_requirements_follows_their_includes(tmp_path):
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "grading.txt").write_text("jax==0.10.2\n-r more.txt\n")

@@ -43,13 +43,14 @@ from autograder.load.course import (
 SKELETON = REPO_ROOT / "learners"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"
 
-# What the notebooks' kernel and ``check`` import, and JupyterLab to open them in.
+# What the notebooks' kernel and ``check`` import, and JupyterLab to open them in. Not
+# nbgrader: none of them imports it, and it would add its instructor tools (formgrader,
+# Create Assignment, the course list, the Nbgrader menu) to the learner's JupyterLab.
 LEARNER_REQUIREMENTS = (
     "jax",
     "jaxlib",
     "numpy",
     "nbformat",
-    "nbgrader",
     "ipython",
     "ipykernel",
     "jupyterlab",

@@ -1,0 +1,97 @@
+"""The tree pictures' layout: labels apart from each other and from the edges.
+
+The text boxes here are estimated from the SVG's markup with a monospace font's
+metrics (an advance of 0.6 em, 0.95 em above the baseline and 0.25 em below);
+``tests/test_browser.py`` measures the same on the built pages.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+import pytest
+from figure_geometry import Label, Segment, problems
+
+from booktools.diagrams import tree_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+ADVANCE, ASCENT, DESCENT = 0.6, 0.95, 0.25
+
+
+class Scaled:
+    """A custom node with aux_data, registered below."""
+
+    def __init__(self, value: Any, factor: float) -> None:
+        self.value, self.factor = value, factor
+
+
+def _register() -> None:
+    import jax
+
+    jax.tree_util.register_pytree_with_keys(
+        Scaled,
+        lambda s: (((jax.tree_util.GetAttrKey("value"), s.value),), s.factor),
+        lambda factor, children: Scaled(children[0], factor),
+    )
+
+
+_register()
+
+
+def _labels(svg: ElementTree.Element) -> list[Label]:
+    labels = []
+    for text in svg.iter(f"{SVG}text"):
+        size = 11 if text.get("class") == "key" else 12
+        content = "".join(text.itertext())
+        width = len(content) * ADVANCE * size
+        x = float(text.get("x"))
+        if text.get("text-anchor") == "middle":
+            x -= width / 2
+        top = float(text.get("y")) - ASCENT * size
+        labels.append(Label(content, x, top, width, (ASCENT + DESCENT) * size))
+    return labels
+
+
+def _segments(svg: ElementTree.Element) -> list[Segment]:
+    segments = []
+    for path in svg.iter(f"{SVG}path"):
+        numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", path.get("d"))]
+        segments.append(Segment(*numbers))
+    for line in svg.iter(f"{SVG}line"):
+        segments.append(Segment(*(float(line.get(a)) for a in ("x1", "y1", "x2", "y2"))))
+    return segments
+
+
+def _parse(tree: Any) -> ElementTree.Element:
+    return ElementTree.fromstring(tree_svg(tree, "a caption"))
+
+
+TREES = {
+    "two scalar leaves": {
+        "count": np.array(0, np.int32),
+        "total": np.array(0.0, np.float32),
+    },
+    "two levels of dicts": {
+        "params": {"b": np.zeros(()), "w": np.zeros(2)},
+        "grads": {"b": 0.0, "w": np.zeros(2)},
+    },
+    "a long key beside a short one": (None, {"x": 0, "temperature": None}),
+    "a wide list": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    "a named tuple": namedtuple("Layer", "weight bias")(np.zeros((2, 3)), None),
+    "a custom node with aux_data": [Scaled({"inner": [1.0, 2.0]}, 0.5), Scaled(3.0, 2)],
+    "long keys over short leaves": {
+        "a_rather_long_key_name": 1,
+        "another_long_key_name": 2,
+        "and_one_more_long_key": 3,
+    },
+}
+
+
+@pytest.mark.parametrize("tree", TREES.values(), ids=TREES.keys())
+def test_no_labels_overlap_and_no_edge_crosses_a_label(tree):
+    svg = _parse(tree)
+    assert problems(_labels(svg), _segments(svg)) == []
