@@ -14,9 +14,11 @@ import json
 import os
 import sys
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 from autograder.author.chapter import add_chapter
+from autograder.author.collect import DEFAULT_TIMEOUT, MANIFEST, collect_class
 from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
@@ -155,6 +157,29 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     release.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder")
     release.set_defaults(run=_release)
 
+    collect = commands.add_parser(
+        "collect", help="clone every learner's repository of a roster and copy their notebooks"
+    )
+    collect.add_argument(
+        "roster", type=Path, metavar="ROSTER",
+        help="a CSV file with the columns learner and repository (a URL, git@..., or a path)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--into", type=Path, default=Path("submissions"), metavar="DIR",
+        help=f"where each learner's notebooks go, as DIR/<learner>/, with DIR/{MANIFEST} "
+        "recording the commits (default submissions)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--deadline", type=_deadline, metavar="DATE",
+        help="collect each learner's last commit dated before DATE (ISO 8601, e.g. "
+        "2026-12-01T17:00+01:00; without an offset, this machine's local time)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--clone-timeout", type=_positive, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"stop a clone after this long (default {DEFAULT_TIMEOUT:g})",
+    )  # fmt: skip
+    collect.set_defaults(run=_collect)
+
     bundle = commands.add_parser(
         "gradescope-bundle", help="package the grader and the course as a Gradescope autograder zip"
     )
@@ -268,6 +293,13 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be more than 0")
     return value
+
+
+def _deadline(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text).astimezone()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date") from None
 
 
 def _positive_int(text: str) -> int:
@@ -531,6 +563,14 @@ def _release(args: argparse.Namespace) -> int:
         "checker and its workflow; its README.md says how learners use it"
     )
     return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    reserved = [notebook.id for notebook in load_course(SOLUTIONS).notebooks]
+    return collect_class(
+        args.roster, args.into, deadline=args.deadline, timeout=args.clone_timeout,
+        reserved=[*reserved, "exercises", "submitted"],
+    )  # fmt: skip
 
 
 def _gradescope_bundle(args: argparse.Namespace) -> int:
