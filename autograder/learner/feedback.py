@@ -21,6 +21,7 @@ from typing import Any
 from autograder.compare.verdicts import MARKS, run_test_cell
 from autograder.learner import progress, sealing
 from autograder.learner.probes import label, probe_results
+from autograder.load.book import released_book_links
 from autograder.load.course import GradedFunction, learner_course_folder, load_course
 from autograder.load.learner_notebook import HINT_RECORD
 
@@ -93,7 +94,8 @@ def check(name: str) -> None:
             "Grading adds hidden tests on other inputs."
         )
         return
-    print(f"{MARKS['failed']} {name}: {failures[0]}")
+    links = released_book_links()
+    print(f"{MARKS['failed']} {name}: {links.annotate(failures[0]) if links else failures[0]}")
     if function.hints:
         count = len(function.hints)
         print(f'   Stuck? Run hint("{name}"): each run shows one more of its {count} hints.')
