@@ -132,3 +132,19 @@ def test_merge_with_a_book_url_writes_feedback_that_links_sections(tmp_path, cap
     assert main([*args, "--book-url", URL]) == 0
     text = (tmp_path / "fb" / "ada.md").read_text(encoding="utf-8")
     assert f"Reread [Leaves → Flattening order]({FLATTENING})." in text
+
+
+def is_leaf_type(value):  # a learner's wrong version: None is a leaf to it
+    return value is None or not isinstance(value, (list, tuple, dict))
+
+
+def test_a_notebooks_check_links_the_section_to_reread(tmp_path, monkeypatch, capsys):
+    from autograder.learner import feedback
+    from autograder.load import book
+
+    monkeypatch.setenv("PYTREES_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setattr(book, "BOOK_LINKS_FILE", tmp_path / "book.json")
+    (tmp_path / "book.json").write_text(book_links(URL).to_json(), encoding="utf-8")
+    feedback.check("is_leaf_type")
+    address = f"{URL}/book/leaves.html#none-is-a-node"
+    assert f"Reread Leaves → None is a node ({address})." in capsys.readouterr().out
