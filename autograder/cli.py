@@ -14,9 +14,11 @@ import json
 import os
 import sys
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 from autograder.author.chapter import add_chapter
+from autograder.author.collect import DEFAULT_TIMEOUT, MANIFEST, collect_class
 from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
@@ -34,6 +36,7 @@ from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
 from autograder.learner import progress
 from autograder.learner.feedback import hint as show_hint
 from autograder.learner.seeding import DEFAULT_SEED
+from autograder.load.book import book_links, book_url, released_book_links
 from autograder.load.course import (
     EXERCISES,
     REPO_ROOT,
@@ -53,6 +56,7 @@ from autograder.load.submissions import (
 )
 from autograder.report import checking, console, feedback, formats
 from autograder.report.gradebook import write_gradebook
+from autograder.report.linked import with_book_links
 from autograder.report.model import Report, merge_reports
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
@@ -155,7 +159,35 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         "release", help="write the learners' repository: exercises, visible tests, check workflow"
     )
     release.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder")
+    release.add_argument(
+        "--book-url", type=_book_url, metavar="URL",
+        help="the published book's address (its site's root): the notebooks and the "
+        "checker's messages link its chapters and sections",
+    )  # fmt: skip
     release.set_defaults(run=_release)
+
+    collect = commands.add_parser(
+        "collect", help="clone every learner's repository of a roster and copy their notebooks"
+    )
+    collect.add_argument(
+        "roster", type=Path, metavar="ROSTER",
+        help="a CSV file with the columns learner and repository (a URL, git@..., or a path)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--into", type=Path, default=Path("submissions"), metavar="DIR",
+        help=f"where each learner's notebooks go, as DIR/<learner>/, with DIR/{MANIFEST} "
+        "recording the commits (default submissions)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--deadline", type=_deadline, metavar="DATE",
+        help="collect each learner's last commit dated before DATE (ISO 8601, e.g. "
+        "2026-12-01T17:00+01:00; without an offset, this machine's local time)",
+    )  # fmt: skip
+    collect.add_argument(
+        "--clone-timeout", type=_positive, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"stop a clone after this long (default {DEFAULT_TIMEOUT:g})",
+    )  # fmt: skip
+    collect.set_defaults(run=_collect)
 
     bundle = commands.add_parser(
         "gradescope-bundle", help="package the grader and the course as a Gradescope autograder zip"
@@ -227,6 +259,11 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
     )
+    parser.add_argument(
+        "--book-url", type=_book_url, metavar="URL",
+        help="the published book's address (its site's root): feedback files link the "
+        "sections to reread",
+    )  # fmt: skip
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -274,6 +311,20 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be more than 0")
     return value
+
+
+def _book_url(text: str) -> str:
+    try:
+        return book_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _deadline(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text).astimezone()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date") from None
 
 
 def _positive_int(text: str) -> int:
@@ -422,8 +473,9 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
     if args.gradescope:
         formats.write_text(args.gradescope, formats.to_gradescope(report))
     if args.feedback:
+        links = book_links(args.book_url) if args.book_url else None
         for student in report.students:
-            text = feedback.to_feedback(student)
+            text = feedback.to_feedback(student, links)
             formats.write_text(args.feedback / feedback.feedback_filename(student.student), text)
     if args.gradebook:
         write_gradebook(report, course, args.gradebook)
@@ -454,7 +506,8 @@ def _check(args: argparse.Namespace) -> int:
     limits = replace(_limits(args), preload=preload, compile_store=own)
     result = grade_submission(submission, course, limits, timed_reference=False)
     out = console.console()
-    console.print_feedback(out, result)
+    links = released_book_links()
+    console.print_feedback(out, with_book_links(result, links))
     for notebook_id, path in notebooks.items():
         if path is not None:
             filename = course.notebook(notebook_id).filename
@@ -466,7 +519,9 @@ def _check(args: argparse.Namespace) -> int:
     if len(states) > 1:
         console.print_check_summary(out, states)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
-        formats.append_text(Path(os.environ["GITHUB_STEP_SUMMARY"]), checking.to_markdown(result))
+        formats.append_text(
+            Path(os.environ["GITHUB_STEP_SUMMARY"]), checking.to_markdown(result, links)
+        )
     out.print(checking.conclusion(states))
     return 0 if all(state.solved for state in states) else 1
 
@@ -541,13 +596,21 @@ def _chapter(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    written = write_release(args.out)
+    written = write_release(args.out, args.book_url)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
         "checker and its workflow; its README.md says how learners use it"
     )
     return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    reserved = [notebook.id for notebook in load_course(SOLUTIONS).notebooks]
+    return collect_class(
+        args.roster, args.into, deadline=args.deadline, timeout=args.clone_timeout,
+        reserved=[*reserved, "exercises", "submitted"],
+    )  # fmt: skip
 
 
 def _gradescope_bundle(args: argparse.Namespace) -> int:

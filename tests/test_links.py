@@ -80,3 +80,18 @@ def test_every_internal_anchor_names_an_element_of_its_page(built):
         and fragment not in _parsed(target).ids
     ]
     assert not missing, "\n".join(missing[:40])
+
+
+def test_every_section_a_message_can_link_is_an_anchor_of_the_built_book(built):
+    from autograder.load.book import book_links
+
+    url = "https://course.example.org/pytrees"
+    links = book_links(url)
+    assert len(links.sections) > 100
+    missing = []
+    for name, address in links.sections.items():
+        page, _, anchor = address.removeprefix(url + "/").partition("#")
+        target = built / page
+        if not target.is_file() or anchor not in _parsed(target).ids:
+            missing.append(f"{name}: {page}#{anchor}")
+    assert not missing, "\n".join(missing[:40])

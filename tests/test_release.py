@@ -18,6 +18,7 @@ from autograder.author.release import (
     ReleaseError,
     learner_requirements,
     read_requirements,
+    released_notebook,
     require_current,
     require_no_markers,
     write_release,
@@ -25,6 +26,7 @@ from autograder.author.release import (
 from autograder.load.course import REPO_ROOT, SOLUTIONS, Course, load_notebook
 from autograder.load.submissions import find_submissions
 from conftest import run_cli, write_variant
+from misconceptions.leaves import CASES as LEAVES_CASES
 
 # Shorter lines ("return out", "node = out") are what any code is made of, and so are
 # a block's opening lines ("except Exception:", "if r.random() < 0.5:").
@@ -105,7 +107,9 @@ def _released(tmp: Path) -> Path:
     return out
 
 
-def _run_released(out: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def _run_released(
+    out: Path, *args: str, timeout: float = 600, columns: int | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m autograder ARGS`` as a learner runs it: from OUT, with nothing of this repo."""
     env = {
         name: value
@@ -113,6 +117,8 @@ def _run_released(out: Path, *args: str, timeout: float = 600) -> subprocess.Com
         if name not in ("PYTHONPATH", "PYTREES_PROGRESS")
     }
     env["GITHUB_STEP_SUMMARY"] = str(out.parent / "summary.md")
+    if columns is not None:
+        env["COLUMNS"] = str(columns)  # rich wraps at this width
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
@@ -136,13 +142,84 @@ def untouched(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]
     return out, _check_all(out)
 
 
-def test_release_ships_the_exercise_notebooks_byte_for_byte(tmp_path, released_course):
+def test_release_ships_the_exercise_notebooks_as_they_are_but_for_the_books_link(
+    tmp_path, released_course
+):
     out = _released(tmp_path)
     shipped = sorted(p.relative_to(out) for p in (out / "exercises").rglob("*") if p.is_file())
     expected = [n.path.relative_to(REPO_ROOT) for n in released_course.notebooks]
     assert shipped == sorted(expected)
-    for relative in expected:
-        assert (out / relative).read_bytes() == (REPO_ROOT / relative).read_bytes()
+    for notebook in released_course.notebooks:
+        original = notebook.path.read_text(encoding="utf-8")
+        [title] = re.findall(rf"\[([^\]\[\n\"]+)\]\(\.\./\.\./book/{notebook.id}\.md\)", original)
+        unlinked = original.replace(
+            f"[{title}](../../book/{notebook.id}.md)", f"*{title}* (in your course's book)"
+        )
+        assert (out / notebook.path.relative_to(REPO_ROOT)).read_text(encoding="utf-8") == unlinked
+
+
+BOOK_URL = "https://course.example.org/pytrees"
+
+
+def _texts(out: Path) -> dict[Path, str]:
+    """The notebooks and Markdown files of a release, by path."""
+    return {
+        path: path.read_text(encoding="utf-8")
+        for path in sorted(out.rglob("*"))
+        if path.suffix in (".ipynb", ".md")
+    }
+
+
+def test_release_with_a_book_url_links_each_chapter_in_the_published_book(
+    tmp_path, released_course
+):
+    out = tmp_path / "learners"
+    write_release(out, BOOK_URL + "/")
+    texts = _texts(out)
+    assert not [path for path, text in texts.items() if "../../book/" in text]
+    for notebook in released_course.notebooks:
+        for copy in (out / "exercises", out / "autograder" / "course"):
+            text = texts[copy / notebook.id / notebook.filename]
+            assert f"]({BOOK_URL}/book/{notebook.id}.html)" in text
+    assert f"The course's book is at <{BOOK_URL}/>" in texts[out / "README.md"]
+    links = json.loads((out / "autograder" / "course" / "book.json").read_text())
+    assert links["sections"]["Leaves → Flattening order"] == (
+        f"{BOOK_URL}/book/leaves.html#flattening-order"
+    )
+
+
+def test_release_without_a_book_url_leaves_no_dead_link_to_the_book(tmp_path):
+    out = _released(tmp_path)
+    texts = _texts(out)
+    assert not [path for path, text in texts.items() if "../../book/" in text]
+    leaves = texts[out / "exercises" / "leaves" / "leaves.ipynb"]
+    assert "Practise what the chapter *Leaves* (in your course's book) teaches" in leaves
+    assert not (out / "autograder" / "course" / "book.json").exists()
+
+
+def test_release_refuses_a_link_to_the_book_it_cannot_rewrite():
+    with pytest.raises(ReleaseError, match="links to ../../book/ in a way release cannot"):
+        released_notebook(Path("x.ipynb"), "see [the index](../../book/)", BOOK_URL)
+
+
+def test_released_check_links_the_section_to_reread(tmp_path):
+    out = tmp_path / "learners"
+    write_release(out, BOOK_URL)
+    notebook = out / "exercises" / "leaves" / "leaves.ipynb"
+    case = next(
+        c
+        for c in LEAVES_CASES
+        if c["function"] == "is_leaf_type" and c["teaches"] == "Reread Leaves → None is a node"
+    )
+    write_variant(notebook, notebook, {"is_leaf_type": case["source"]})
+    done = _run_released(
+        out, "-m", "autograder", "check", "exercises/leaves/leaves.ipynb", columns=400
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    address = f"{BOOK_URL}/book/leaves.html#none-is-a-node"
+    assert f"Reread Leaves → None is a node ({address})." in done.stdout
+    summary = (out.parent / "summary.md").read_text(encoding="utf-8")
+    assert f"Reread [Leaves → None is a node]({address})." in summary
 
 
 def test_release_holds_no_solution_region_and_no_hidden_test(tmp_path):

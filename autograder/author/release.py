@@ -3,14 +3,17 @@
 It holds what a learner works on and what ``check`` and ``status`` need there,
 and nothing from which a reference solution or a hidden test can be read:
 
-- ``exercises/<id>/<id>.ipynb``, byte for byte as nbgrader generated them:
-  nbgrader has removed the solution regions and the hidden tests, and each
-  reference solution is there only sealed (see :mod:`autograder.learner.sealing`);
+- ``exercises/<id>/<id>.ipynb`` as nbgrader generated them, but for their links to
+  the book (``../../book/<id>.md``, which the release does not hold): with a book's
+  address (``--book-url``) they link its page there, else they name the chapter in
+  the course's book. nbgrader has removed the solution regions and the hidden tests,
+  and each reference solution is there only sealed (see :mod:`autograder.learner.sealing`);
 - the ``autograder`` package, with its own copy of those notebooks in
   ``autograder/course/`` and the chapters' reading order in its
   ``chapters.json``: ``check`` and ``status`` read the visible tests, points and
   hints from that copy (there is no ``solutions/`` to read them from, and the
-  learner's notebooks are what is being checked);
+  learner's notebooks are what is being checked), and, with a book's address, the
+  address of each section of the book in ``book.json`` (see :mod:`autograder.load.book`);
 - ``requirements.txt``, the learner's share of the course's pinned requirements
   (``requirements.txt`` with the ``requirements-grading.txt`` it includes);
 - the files under ``learners/``: the README (with the list of notebooks filled
@@ -27,6 +30,8 @@ from pathlib import Path
 
 from autograder.author.checks import stale_exercises
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
+from autograder.load.book import BOOK_LINKS_FILE, book_links, page_url
+from autograder.load.book import book_url as checked_book_url
 from autograder.load.course import (
     CHAPTERS_FILE,
     COURSE_COPY,
@@ -61,6 +66,10 @@ LEARNER_REQUIREMENTS = (
 
 _MARKERS = (*SOLUTION_MARKERS, HIDDEN_BEGIN, HIDDEN_END)
 CHAPTERS_PLACEHOLDER = "<!-- chapters -->"
+BOOK_PLACEHOLDER = "<!-- book -->"
+# A notebook's link to its chapter in the course's repository: [Title](../../book/<id>.md).
+_BOOK_LINK = re.compile(r"\[([^\]\"\\\n]+)\]\(\.\./\.\./book/([\w-]+)\.md(#[\w-]+)?\)")
+_RELATIVE_BOOK = "../../book/"
 # A requirements file's line that includes another: ``-r FILE``.
 _INCLUDE = re.compile(r"(?:-r|--requirement)\s*=?\s*(\S+)")
 
@@ -69,8 +78,11 @@ class ReleaseError(Exception):
     """The release cannot be written; the message is the one-line reason."""
 
 
-def write_release(out: Path) -> list[Path]:
+def write_release(out: Path, book_url: str | None = None) -> list[Path]:
     """Write the learners' repository into ``out``; return its files, relative to ``out``.
+
+    ``book_url`` is the published book's address (see :mod:`autograder.load.book`),
+    which the notebooks, the checker's messages and the README link to.
 
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
@@ -78,7 +90,7 @@ def write_release(out: Path) -> list[Path]:
     when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
-    files = release_files()
+    files = release_files(book_url)
     for relative, content in files.items():
         target = out / relative
         try:
@@ -89,25 +101,34 @@ def write_release(out: Path) -> list[Path]:
     return sorted(files)
 
 
-def release_files() -> dict[Path, bytes]:
+def release_files(book_url: str | None = None) -> dict[Path, bytes]:
     """Every file of the release, by its path relative to the release's root."""
+    if book_url is not None:
+        try:
+            book_url = checked_book_url(book_url)
+        except ValueError as exc:
+            raise ReleaseError(f"--book-url: {exc}") from None
     course = load_course(EXERCISES)
     require_current(course, load_course(SOLUTIONS))
     copy = COURSE_COPY.relative_to(REPO_ROOT)
     files: dict[Path, bytes] = {}
     for notebook in course.notebooks:
-        content = notebook.path.read_bytes()
-        require_no_markers(notebook.path, content.decode("utf-8"))
+        text = notebook.path.read_text(encoding="utf-8")
+        require_no_markers(notebook.path, text)
+        content = released_notebook(notebook.path, text, book_url).encode()
         files[notebook.path.relative_to(REPO_ROOT)] = content
         files[copy / notebook.id / notebook.filename] = content
     files[CHAPTERS_FILE.relative_to(REPO_ROOT)] = chapters_file(course).encode()
+    if book_url is not None:
+        links = book_links(book_url)
+        files[BOOK_LINKS_FILE.relative_to(REPO_ROOT)] = links.to_json().encode()
     for module in grader_sources():
         files[module.relative_to(REPO_ROOT)] = module.read_bytes()
     for path in sorted(SKELETON.rglob("*")):
         if path.is_file():
             files[path.relative_to(SKELETON)] = path.read_bytes()
     readme = (SKELETON / "README.md").read_text(encoding="utf-8")
-    files[Path("README.md")] = learners_readme(readme, course).encode()
+    files[Path("README.md")] = learners_readme(readme, course, book_url).encode()
     files[Path("LICENSE")] = (REPO_ROOT / "LICENSE").read_bytes()
     files[Path("requirements.txt")] = learner_requirements(read_requirements(REQUIREMENTS)).encode()
     return files
@@ -181,10 +202,34 @@ def _requirement_name(line: str) -> str:
     return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else ""
 
 
-def learners_readme(template: str, course: Course) -> str:
-    """``template`` with its chapters placeholder replaced by the list of notebooks."""
-    if CHAPTERS_PLACEHOLDER not in template:
-        raise ReleaseError(f"learners/README.md has no {CHAPTERS_PLACEHOLDER} line")
+def released_notebook(path: Path, text: str, book_url: str | None) -> str:
+    """Notebook ``text`` with its links to the course's book made to work in the release.
+
+    With ``book_url``, ``[Title](../../book/<id>.md)`` links the chapter's page of the
+    book published there; without, it becomes ``*Title* (in your course's book)``.
+    Raises ReleaseError when a link to ``../../book/`` is left that neither fits.
+    """
+
+    def released(link: re.Match[str]) -> str:
+        title, chapter, anchor = link.group(1), link.group(2), link.group(3) or ""
+        if book_url is None:
+            return f"*{title}* (in your course's book)"
+        return f"[{title}]({page_url(book_url, chapter)}{anchor})"
+
+    text = _BOOK_LINK.sub(released, text)
+    if _RELATIVE_BOOK in text:
+        raise ReleaseError(
+            f"{path} links to {_RELATIVE_BOOK} in a way release cannot rewrite: link a chapter "
+            f"as [Title]({_RELATIVE_BOOK}<id>.md)"
+        )
+    return text
+
+
+def learners_readme(template: str, course: Course, book_url: str | None = None) -> str:
+    """``template`` with its placeholders replaced: the list of notebooks, and the book."""
+    for placeholder in (CHAPTERS_PLACEHOLDER, BOOK_PLACEHOLDER):
+        if placeholder not in template:
+            raise ReleaseError(f"learners/README.md has no {placeholder} line")
     items = [
         f"{number}. [{notebook.title.removeprefix('Exercise: ')}]"
         f"(exercises/{notebook.id}/{notebook.filename}): "
@@ -192,7 +237,17 @@ def learners_readme(template: str, course: Course) -> str:
         f"({notebook.points:g} points)"
         for number, notebook in enumerate(course.notebooks, start=1)
     ]
-    return template.replace(CHAPTERS_PLACEHOLDER, "\n".join(items))
+    if book_url is None:
+        book = (
+            "Each notebook names its chapter of the course's book, which is not part of this "
+            "repository: read the chapter in the book your course gives you."
+        )
+    else:
+        book = (
+            f"The course's book is at <{book_url}/>. Each notebook opens with a link to its "
+            "chapter there, and the checker's messages link the section to reread."
+        )
+    return template.replace(CHAPTERS_PLACEHOLDER, "\n".join(items)).replace(BOOK_PLACEHOLDER, book)
 
 
 def chapters_file(course: Course) -> str:

@@ -24,6 +24,7 @@ from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing
 from autograder.learner.notebook_file import kernel_history, notebook_file
 from autograder.learner.probes import label, probe_results
+from autograder.load.book import released_book_links
 from autograder.load.course import (
     Course,
     ExerciseNotebook,
@@ -127,7 +128,8 @@ def check(name: str | None = None) -> None:
             "Grading adds hidden tests on other inputs."
         )
         return
-    print(f"{mark('failed')} {name}: {failure}")
+    links = released_book_links()
+    print(f"{mark('failed')} {name}: {links.annotate(failure) if links else failure}")
     if function.hints:
         count = len(function.hints)
         print(f'   Stuck? Run hint("{name}"): each run shows one more of its {count} hints.')

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.compare.verdicts import MARKS, mark
+from autograder.load.book import BookLinks
 from autograder.report.model import ExerciseResult, StudentResult
 from autograder.report.text import markdown_cell
 
@@ -63,8 +64,9 @@ def conclusion(states: list[NotebookState]) -> str:
     )
 
 
-def to_markdown(result: StudentResult) -> str:
-    """The check's result as Markdown tables, for GitHub's job summary."""
+def to_markdown(result: StudentResult, links: BookLinks | None = None) -> str:
+    """The check's result as Markdown tables, for GitHub's job summary; with ``links``,
+    each section to reread is a link."""
     states = notebook_states(result)
     lines = [
         "## Visible tests",
@@ -84,13 +86,16 @@ def to_markdown(result: StudentResult) -> str:
     waiting = [e for e in result.exercises if e.status != "passed"]
     if waiting:
         lines += ["", "| Notebook | Function | Status | Feedback |", "| --- | --- | --- | --- |"]
-        lines += [_function_row(exercise) for exercise in waiting]
+        lines += [_function_row(exercise, links) for exercise in waiting]
     return "\n".join(lines) + "\n"
 
 
-def _function_row(exercise: ExerciseResult) -> str:
+def _function_row(exercise: ExerciseResult, links: BookLinks | None) -> str:
     message = exercise.first_message
     # A traceback's first line says what went wrong; the rest does not fit a table cell.
     first_line = message.strip().splitlines()[0] if message.strip() else ""
     status = mark(exercise.status)
-    return f"| {exercise.notebook} | `{exercise.name}` | {status} | {markdown_cell(first_line)} |"
+    written = markdown_cell(first_line)
+    if links:
+        written = links.markdown(written, markdown_cell)
+    return f"| {exercise.notebook} | `{exercise.name}` | {status} | {written} |"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from autograder.compare.verdicts import MARKS
+from autograder.load.book import BookLinks
 from autograder.report.model import StudentResult
 from autograder.report.text import markdown_cell, points
 
@@ -23,8 +24,8 @@ def feedback_filename(student: str) -> str:
     return f"{name}.md"
 
 
-def to_feedback(student: StudentResult) -> str:
-    """``student``'s feedback, as Markdown."""
+def to_feedback(student: StudentResult, links: BookLinks | None = None) -> str:
+    """``student``'s feedback, as Markdown; with ``links``, each section to reread is a link."""
     lines = [
         f"# Feedback for {markdown_cell(student.student)}",
         "",
@@ -41,7 +42,7 @@ def to_feedback(student: StudentResult) -> str:
         lines += ["", f"### {mark} `{exercise.name}`: {score} ({exercise.status})", ""]
         for test in exercise.tests:
             if test.message:
-                lines += _message(test.message)
+                lines += _message(test.message, links)
         if exercise.hint:
             lines.append(f"- Hint: {markdown_cell(exercise.hint)}")
         if exercise.hints_opened:
@@ -53,10 +54,11 @@ def to_feedback(student: StudentResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _message(message: str) -> list[str]:
+def _message(message: str, links: BookLinks | None) -> list[str]:
     """A test's message: its first line as a list item, the rest (a traceback) as code."""
     first, _, rest = message.strip().partition("\n")
-    lines = [f"- {markdown_cell(first)}"]
+    written = markdown_cell(first)
+    lines = [f"- {links.markdown(written, markdown_cell) if links else written}"]
     if rest.strip():
         fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", rest)), default=0))
         lines += ["", f"  {fence}text", *(f"  {line}" for line in rest.splitlines()), f"  {fence}"]

@@ -1,0 +1,302 @@
+"""``python -m autograder collect ROSTER --into DIR``: every learner's notebooks, over git.
+
+The learners' repositories here are local git repositories made in the test's folder:
+git takes a path as it takes a URL, and no test needs the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from autograder.author.collect import (
+    MANIFEST,
+    Learner,
+    RosterError,
+    collect_class,
+    read_roster,
+    redact,
+)
+from autograder.cli import main
+from autograder.load.course import SOLUTIONS
+
+NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Learner",
+    "GIT_AUTHOR_EMAIL": "learner@example.org",
+    "GIT_COMMITTER_NAME": "Learner",
+    "GIT_COMMITTER_EMAIL": "learner@example.org",
+}
+
+
+def _git(folder: Path, *args: str, date: str | None = None) -> str:
+    env = dict(os.environ, **_GIT_ENV)
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    done = subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return done.stdout.strip()
+
+
+def _repository(folder: Path, files: dict[str, bytes], date: str | None = None) -> str:
+    """A git repository at ``folder`` (made if needed) with ``files`` committed; the commit."""
+    if not (folder / ".git").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        _git(folder, "init", "--quiet")
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    _git(folder, "add", "--all")
+    _git(folder, "commit", "--quiet", "--allow-empty", "-m", "work", date=date)
+    return _git(folder, "rev-parse", "HEAD")
+
+
+def _bare(source: Path, folder: Path) -> Path:
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(source), str(folder)], check=True)
+    return folder
+
+
+def _roster(path: Path, rows: list[tuple[str, str | Path]]) -> Path:
+    lines = ["learner,repository", *(f"{name},{repository}" for name, repository in rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _collect(roster: Path, into: Path, **options) -> tuple[int, list[str]]:
+    said: list[str] = []
+    code = collect_class(roster, into, say=said.append, **options)
+    return code, said
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_each_learners_notebooks_are_collected_into_their_folder(tmp_path):
+    alice = _repository(
+        tmp_path / "alice",
+        {
+            "exercises/leaves/leaves.ipynb": NOTEBOOK,
+            "exercises/leaves/leaves-Copy1.ipynb": NOTEBOOK,
+            "notes.txt": b"not a notebook",
+        },
+    )
+    _repository(tmp_path / "bob-work", {"exercises/mapping/mine.ipynb": NOTEBOOK})
+    roster = _roster(
+        tmp_path / "roster.csv",
+        [
+            ("alice", tmp_path / "alice"),
+            ("bob", _bare(tmp_path / "bob-work", tmp_path / "bob.git")),
+        ],
+    )
+    code, said = _collect(roster, tmp_path / "submissions")
+    assert code == 0
+    assert _files(tmp_path / "submissions" / "alice") == {
+        "exercises/leaves/leaves.ipynb",
+        "exercises/leaves/leaves-Copy1.ipynb",
+    }
+    assert _files(tmp_path / "submissions" / "bob") == {"exercises/mapping/mine.ipynb"}
+    assert (tmp_path / "submissions/bob/exercises/mapping/mine.ipynb").read_bytes() == NOTEBOOK
+    assert said[-1] == f"collected 2 of 2 learners into {tmp_path / 'submissions'}"
+    manifest = json.loads((tmp_path / "submissions" / MANIFEST).read_text())["learners"]
+    assert manifest["alice"]["commit"] == alice
+    assert manifest["bob"]["commit"] == _git(tmp_path / "bob-work", "rev-parse", "HEAD")
+
+
+def test_the_releases_course_copy_and_hidden_folders_are_not_collected(tmp_path):
+    _repository(
+        tmp_path / "alice",
+        {
+            "exercises/leaves/leaves.ipynb": NOTEBOOK,
+            "autograder/course/leaves/leaves.ipynb": NOTEBOOK,
+            "exercises/leaves/.ipynb_checkpoints/leaves-checkpoint.ipynb": NOTEBOOK,
+        },
+    )
+    _collect(_roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")]), tmp_path / "s")
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+
+
+def test_a_symbolic_link_in_a_repository_is_not_collected(tmp_path):
+    secret = tmp_path / "secret.ipynb"
+    secret.write_bytes(b"the instructor's file")
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    (tmp_path / "alice" / "exercises" / "link.ipynb").symlink_to(secret)
+    _repository(tmp_path / "alice", {})
+    _collect(_roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")]), tmp_path / "s")
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+
+
+def test_a_missing_repository_gets_its_line_and_the_others_are_collected(tmp_path):
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    missing = tmp_path / "nobody-here"
+    roster = _roster(tmp_path / "roster.csv", [("bob", missing), ("alice", tmp_path / "alice")])
+    code, said = _collect(roster, tmp_path / "s")
+    assert code == 0
+    assert said[0] == f"bob: cannot clone {missing}: repository '{missing}' does not exist"
+    assert said[1].startswith("alice: collected 1 notebook at commit ")
+    assert said[2] == f"collected 1 of 2 learners into {tmp_path / 's'}; not collected: bob"
+    assert not (tmp_path / "s" / "bob").exists()
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+
+
+def test_an_empty_repository_gets_its_line_and_the_others_are_collected(tmp_path):
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    subprocess.run(["git", "init", "--quiet", "--bare", str(tmp_path / "bob.git")], check=True)
+    _repository(tmp_path / "carol", {"README.md": b"no notebook"})
+    roster = _roster(
+        tmp_path / "roster.csv",
+        [
+            ("alice", tmp_path / "alice"),
+            ("bob", tmp_path / "bob.git"),
+            ("carol", tmp_path / "carol"),
+        ],
+    )
+    code, said = _collect(roster, tmp_path / "s")
+    assert code == 0
+    assert said[1] == "bob: the repository has no commit yet"
+    carol = _git(tmp_path / "carol", "rev-parse", "HEAD")[:12]
+    assert said[2] == (
+        f"carol: the repository holds no notebook (.ipynb) outside autograder/course/ "
+        f"at commit {carol}"
+    )
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["alice", MANIFEST]
+
+
+def test_collect_exits_1_when_no_learner_could_be_collected(tmp_path, capsys):
+    roster = _roster(tmp_path / "roster.csv", [("bob", tmp_path / "absent")])
+    assert main(["collect", str(roster), "--into", str(tmp_path / "s")]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"collected 0 of 1 learners into {tmp_path / 's'}; not collected: bob"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("name,repo\nalice,x\n", "line 1: the header must name the columns learner and repository"),
+        ("learner,repository\nalice,x\nbob\n", "line 3: the repository column is empty"),
+        ("learner,repository\n,x\n", "line 2: the learner column is empty"),
+        ("learner,repository\nalice,x\n\nAlice,y\n", "line 4: Alice is also on line 2"),
+        ("learner,repository\nleaves,x\n", "line 2: the learner name 'leaves' is also the name"),
+        ("learner,repository\n", "the roster names no learner"),
+    ],
+)
+def test_a_malformed_roster_exits_2_with_one_line_naming_file_and_line(
+    tmp_path, capsys, text, reason
+):
+    roster = tmp_path / "roster.csv"
+    roster.write_text(text, encoding="utf-8")
+    assert main(["collect", str(roster), "--into", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"error: {roster}")
+    assert reason in err
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["../outside", "..", ".hidden", "a/b", "/tmp/x", "a\\b", "trailing."]
+)
+def test_a_hostile_learner_name_cannot_write_outside_into(tmp_path, name):
+    _repository(tmp_path / "repo", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f'learner,repository\n"{name}",{tmp_path / "repo"}\n', encoding="utf-8")
+    into = tmp_path / "deep" / "s"
+    with pytest.raises(RosterError, match="cannot be a folder name"):
+        collect_class(roster, into, say=lambda line: None)
+    assert not (tmp_path / "deep").exists()
+    assert not (tmp_path / "outside").exists()
+
+
+def test_a_learner_name_with_inner_spaces_and_dots_is_a_folder_name(tmp_path):
+    roster = _roster(tmp_path / "roster.csv", [("Ada M. Lovelace", "x"), ("b.c@d", "y")])
+    assert [learner.name for learner in read_roster(roster)] == ["Ada M. Lovelace", "b.c@d"]
+
+
+def test_collecting_again_takes_the_new_commit_and_drops_what_was_removed(tmp_path):
+    repo = tmp_path / "alice"
+    _repository(repo, {"exercises/leaves/leaves.ipynb": NOTEBOOK, "old.ipynb": NOTEBOOK})
+    roster = _roster(tmp_path / "roster.csv", [("alice", repo)])
+    _collect(roster, tmp_path / "s")
+    (repo / "old.ipynb").unlink()
+    second = _repository(repo, {"exercises/leaves/leaves.ipynb": NOTEBOOK.replace(b"[]", b"[ ]")})
+    code, said = _collect(roster, tmp_path / "s")
+    assert code == 0
+    assert said[0] == f"alice: collected 1 notebook at commit {second[:12]}"
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+    assert b"[ ]" in (tmp_path / "s/alice/exercises/leaves/leaves.ipynb").read_bytes()
+    manifest = json.loads((tmp_path / "s" / MANIFEST).read_text())["learners"]
+    assert manifest["alice"]["commit"] == second
+
+
+def test_a_repository_that_fails_later_keeps_the_earlier_collection(tmp_path):
+    repo = tmp_path / "alice"
+    first = _repository(repo, {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    roster = _roster(tmp_path / "roster.csv", [("alice", repo)])
+    _collect(roster, tmp_path / "s")
+    repo.rename(tmp_path / "moved")
+    code, said = _collect(roster, tmp_path / "s")
+    assert code == 1
+    assert said[0].endswith(f"(kept what was collected before, commit {first[:12]})")
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+
+
+def test_a_deadline_takes_the_last_commit_before_it(tmp_path):
+    repo = tmp_path / "alice"
+    on_time = _repository(
+        repo, {"exercises/leaves/leaves.ipynb": NOTEBOOK}, date="2026-12-01T10:00:00+00:00"
+    )
+    _repository(repo, {"exercises/leaves/late.ipynb": NOTEBOOK}, date="2026-12-02T10:00:00+00:00")
+    roster = _roster(tmp_path / "roster.csv", [("alice", repo)])
+    deadline = datetime(2026, 12, 1, 17, tzinfo=UTC)
+    code, said = _collect(roster, tmp_path / "s", deadline=deadline)
+    assert said[0] == f"alice: collected 1 notebook at commit {on_time[:12]}"
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+    code, said = _collect(roster, tmp_path / "t", deadline=datetime(2026, 1, 1, tzinfo=UTC))
+    assert code == 1
+    assert said[0] == "alice: the repository has no commit before 2026-01-01T00:00:00+00:00"
+
+
+def test_a_clone_that_hangs_is_stopped_after_the_timeout(tmp_path, monkeypatch):
+    # ssh that never answers (and never asks): git waits on it, as on a server that hangs.
+    hang = tmp_path / "ssh-that-hangs"
+    hang.write_text("#!/bin/sh\nsleep 60\n")
+    hang.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(hang))
+    roster = _roster(tmp_path / "roster.csv", [("alice", "ssh://git.example.invalid/a.git")])
+    started = time.monotonic()
+    code, said = _collect(roster, tmp_path / "s", timeout=1)
+    assert time.monotonic() - started < 15
+    assert code == 1
+    assert said[0] == "alice: git took more than 1 s and was stopped"
+
+
+def test_a_token_in_a_repository_url_is_never_printed():
+    assert redact("https://ada:ghp_secret@github.com/c/a.git") == "https://github.com/c/a.git"
+    assert redact("git@github.com:c/a.git") == "git@github.com:c/a.git"
+
+
+def test_a_learner_is_known_by_the_roster_line_it_came_from(tmp_path):
+    roster = _roster(tmp_path / "roster.csv", [("alice", "git@github.com:c/a.git")])
+    assert read_roster(roster) == [Learner("alice", "git@github.com:c/a.git", 2)]
+
+
+def test_collected_notebooks_are_graded_as_the_learners(tmp_path, grade):
+    solution = (SOLUTIONS / "leaves" / "leaves.ipynb").read_bytes()
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": solution})
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    code, _ = _collect(roster, tmp_path / "submissions")
+    assert code == 0
+    graded = grade(tmp_path / "submissions", "--assignment", "leaves")
+    assert graded.returncode == 0, graded.stderr
+    assert [s["student"] for s in graded.report["students"]] == ["alice"]
+    alice = graded.student("alice")
+    assert alice["score"] == alice["max_score"] > 0
