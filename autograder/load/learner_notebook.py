@@ -356,6 +356,8 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         isinstance(data.get(key), list) for key in ("cells", "worksheets")
     ):
         raise NotebookDamaged(path.name, "it is JSON, but not a notebook: it holds no cells")
+    if not all(isinstance(cell, dict) for cell in data.get("cells", [])):
+        raise NotebookDamaged(path.name, "it is JSON, but its cells are not notebook cells")
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for bad input
