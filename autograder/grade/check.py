@@ -26,8 +26,10 @@ from autograder.report import checking, console, formats
 from autograder.report.model import StudentResult
 from autograder.store import folder as store
 
-Target = tuple[str, Path | None]
-"""A chapter's id and the file to check for it (None: there is none, reported missing)."""
+Target = tuple[str, Path | None, str]
+"""A chapter's id, the file to check for it (None: there is none, reported missing), and
+how lines name that file: as given on the command line, or by its name when found under
+``exercises/``."""
 
 
 def check_notebooks(
@@ -38,8 +40,10 @@ def check_notebooks(
     Returns the exit code: 0 when every visible test passes, 1 otherwise. Raises
     :class:`UnusableInput` for an argument that names no notebook to check.
     """
-    if every == bool(arguments):
-        raise UnusableInput("give notebook files or chapters to check, or --all, not both")
+    if every and arguments:
+        raise UnusableInput("give notebooks or chapters to check, or --all, not both")
+    if not every and not arguments:
+        raise UnusableInput("give notebooks or chapters to check, or --all for every chapter")
     if every:
         targets, files = chapters_under_exercises(course, [n.id for n in course.notebooks])
     else:
@@ -50,7 +54,7 @@ def check_notebooks(
     states = []
     for run in _runs(targets):
         result = _check_run(run, course, limits, out)
-        names = {course.notebook(c).filename: _name(c, path, course) for c, path in run}
+        names = {course.notebook(chapter).filename: name for chapter, _, name in run}
         states += checking.notebook_states(result, names)
         if os.environ.get("GITHUB_STEP_SUMMARY"):
             summary = checking.to_markdown(result, names)
@@ -76,7 +80,7 @@ def named_notebooks(
             targets += found
             files += listed
         else:
-            targets.append(_notebook_file(argument, course))
+            targets.append((_chapter_of_file(argument, course), argument, str(argument)))
     return targets, files
 
 
@@ -89,10 +93,16 @@ def chapters_under_exercises(
         raise UnusableInput(f"{EXERCISES} does not exist: check from your copy of the course")
     submission = learner_notebooks(EXERCISES, course, chapters)
     files = [f for f in submission.files or [] if f.chapter in chapters]
-    return [(chapter, submission.notebooks.get(chapter)) for chapter in chapters], files
+    targets = []
+    for chapter in chapters:
+        path = submission.notebooks.get(chapter)
+        name = course.notebook(chapter).filename if path is None else path.name
+        targets.append((chapter, path, name))
+    return targets, files
 
 
-def _notebook_file(path: Path, course: Course) -> Target:
+def _chapter_of_file(path: Path, course: Course) -> str:
+    """The chapter of the notebook file ``path``, told by its cells."""
     ids = [notebook.id for notebook in course.notebooks]
     if path.is_dir():
         raise UnusableInput(f"{path} is a folder: give a notebook file or a chapter")
@@ -110,14 +120,14 @@ def _notebook_file(path: Path, course: Course) -> Target:
             f"{path.name} holds none of the course's test cells: is it one of the exercise "
             f"notebooks ({', '.join(ids)})?"
         )
-    return copy.chapter, path
+    return copy.chapter
 
 
 def _runs(targets: list[Target]) -> list[list[Target]]:
     """``targets`` in runs that hold each chapter once (one run grades one file a chapter)."""
     runs: list[list[Target]] = []
     for target in targets:
-        run = next((r for r in runs if all(c != target[0] for c, _ in r)), None)
+        run = next((r for r in runs if all(other[0] != target[0] for other in r)), None)
         if run is None:
             runs.append(run := [])
         run.append(target)
@@ -126,7 +136,7 @@ def _runs(targets: list[Target]) -> list[list[Target]]:
 
 def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) -> StudentResult:
     """Grade one run's notebooks with the visible tests, show the feedback, record progress."""
-    notebooks = dict(run)
+    notebooks = {chapter: path for chapter, path, _ in run}
     # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
     # class: every grading process's zygotes would import them, most for no worker of theirs.
     preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
@@ -137,7 +147,7 @@ def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) 
     result = grade_submission(
         Submission("your notebooks", notebooks), course, limits, timed_reference=False
     )
-    names = {course.notebook(c).filename: _name(c, path, course) for c, path in run}
+    names = {course.notebook(chapter).filename: name for chapter, _, name in run}
     console.print_feedback(out, result, names)
     for notebook_id, path in notebooks.items():
         if path is not None:
@@ -147,11 +157,6 @@ def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) 
             }
             progress.record(passed, str(path.resolve()))
     return result
-
-
-def _name(chapter: str, path: Path | None, course: Course) -> str:
-    """How lines name the notebook checked for ``chapter``: its file, else the chapter's."""
-    return course.notebook(chapter).filename if path is None else shown(path)
 
 
 def shown(path: Path) -> str:

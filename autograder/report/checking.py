@@ -58,7 +58,8 @@ def conclusion(states: list[NotebookState]) -> str:
     """The last line ``check`` prints: whether everything passes, and what to do next."""
     waiting = [state.notebook for state in states if not state.solved]
     if not waiting:
-        where = f", in all {len(states)} notebooks" if len(states) > 1 else ""
+        where = f" in {states[0].notebook}" if len(states) == 1 else ""
+        where = f", in all {len(states)} notebooks" if len(states) > 1 else where
         return f"All visible tests pass{where}. The graded run adds hidden tests on other inputs."
     if len(states) == 1:
         return (
