@@ -88,8 +88,8 @@ def test_all_finds_each_chapters_notebook_by_its_cells(tmp_path, monkeypatch):
     work = copy(SOLUTIONS, FIRST, tmp_path / "exercises" / FIRST.id / f"{FIRST.id}-Copy1.ipynb")
     other = copy(SOLUTIONS, SECOND, tmp_path / "exercises" / "mine.ipynb")
     targets, files = check.chapters_under_exercises(COURSE, [n.id for n in COURSE.notebooks])
-    found = dict(targets)
-    assert found[FIRST.id] == work and found[SECOND.id] == other
+    found = {chapter: (path, name) for chapter, path, name in targets}
+    assert found[FIRST.id] == (work, work.name) and found[SECOND.id] == (other, other.name)
     assert [(f.path, f.why) for f in files if not f.graded] == [
         (f"{FIRST.id}/{FIRST.filename}", "fewer answered cells")
     ]
