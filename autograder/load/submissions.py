@@ -8,6 +8,10 @@ Accepted layouts:
   (``exercises/<id>/``): one learner;
 - ``PATH`` holds one folder per learner (``<student>/<notebook>.ipynb``), or
   nbgrader's ``submitted/<student>/<assignment>/<notebook>.ipynb`` below it.
+
+In every layout a notebook is known by its cells, whatever its file is called, and one of
+several copies of a chapter is graded by the rule of :mod:`autograder.load.handed_in`.
+Symbolic links are never followed, and a release's course copy is never graded.
 """
 
 from __future__ import annotations
