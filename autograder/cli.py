@@ -30,15 +30,14 @@ from autograder.execute.run import (
 )
 from autograder.grade import fill_store
 from autograder.grade.batch import ResultCache, default_cache_folder, grade_all, shard
-from autograder.grade.submission import grade_submission
+from autograder.grade.check import check_notebooks
 from autograder.isolate import processes, seccomp
 from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
 from autograder.learner import progress
 from autograder.learner.feedback import hint as show_hint
 from autograder.learner.seeding import DEFAULT_SEED
-from autograder.load.book import book_links, book_url, released_book_links
+from autograder.load.book import book_links, book_url
 from autograder.load.course import (
-    EXERCISES,
     REPO_ROOT,
     SOLUTIONS,
     Course,
@@ -46,17 +45,14 @@ from autograder.load.course import (
     learner_course_folder,
     load_course,
 )
-from autograder.load.learner_notebook import NotebookUnreadable, chapter_of, read_notebook
 from autograder.load.names import no_such
 from autograder.load.submissions import (
-    Submission,
     UnusableInput,
     find_submissions,
     nbgrader_assignments,
 )
-from autograder.report import checking, console, feedback, formats
+from autograder.report import console, feedback, formats
 from autograder.report.gradebook import write_gradebook
-from autograder.report.linked import with_book_links
 from autograder.report.model import Report, merge_reports
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
@@ -209,11 +205,15 @@ def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser(
         "check", help="run the visible tests of your notebooks, with feedback and hints"
     )
-    which = check.add_mutually_exclusive_group(required=True)
-    which.add_argument("notebook", type=Path, nargs="?", metavar="NOTEBOOK")
-    which.add_argument(
-        "--all", action="store_true", help="check every notebook of exercises/, in chapter order"
-    )
+    check.add_argument(
+        "notebooks", type=Path, nargs="*", metavar="NOTEBOOK",
+        help="a notebook file, whatever its name (its cells say which exercise it is), or a "
+        "chapter's name (aux_data: that chapter's notebook under exercises/); several may be given",
+    )  # fmt: skip
+    check.add_argument(
+        "--all", action="store_true",
+        help="check every chapter's notebook under exercises/, whatever its name, in chapter order",
+    )  # fmt: skip
     check.add_argument(
         "--no-sandbox",
         action="store_true",
@@ -346,8 +346,9 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    course = _assigned(load_course(SOLUTIONS), args)
-    submissions = find_submissions(args.path, course)
+    whole = load_course(SOLUTIONS)
+    course = _assigned(whole, args)
+    submissions = find_submissions(args.path, whole, [n.id for n in course.notebooks])
     if args.shard is not None:
         submissions = shard(submissions, *args.shard)
     _check_outputs(args)
@@ -495,64 +496,7 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
 
 def _check(args: argparse.Namespace) -> int:
     course = load_course(learner_course_folder())
-    notebooks = _all_notebooks(course) if args.all else _one_notebook(args.notebook, course)
-    # a learner's copy of the course has no reference solutions to time
-    submission = Submission("your notebooks", notebooks)
-    # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
-    # class: every grading process's zygotes would import them, most for no worker of theirs.
-    preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
-    # the learner's own code, on their own machine: what it compiles is kept for their next check
-    own = store.learners_own([path for path in notebooks.values() if path is not None])
-    limits = replace(_limits(args), preload=preload, compile_store=own)
-    result = grade_submission(submission, course, limits, timed_reference=False)
-    out = console.console()
-    links = released_book_links()
-    console.print_feedback(out, with_book_links(result, links))
-    for notebook_id, path in notebooks.items():
-        if path is not None:
-            filename = course.notebook(notebook_id).filename
-            passed = {
-                e.name: e.status == "passed" for e in result.exercises if e.notebook == filename
-            }
-            progress.record(passed, str(path.resolve()))
-    states = checking.notebook_states(result)
-    if len(states) > 1:
-        console.print_check_summary(out, states)
-    if os.environ.get("GITHUB_STEP_SUMMARY"):
-        formats.append_text(
-            Path(os.environ["GITHUB_STEP_SUMMARY"]), checking.to_markdown(result, links)
-        )
-    out.print(checking.conclusion(states))
-    return 0 if all(state.solved for state in states) else 1
-
-
-def _all_notebooks(course: Course) -> dict[str, Path | None]:
-    """The learner's copy of every notebook; None (reported as missing) where there is none."""
-    paths = {
-        notebook.id: EXERCISES / notebook.id / notebook.filename for notebook in course.notebooks
-    }
-    return {notebook_id: path if path.is_file() else None for notebook_id, path in paths.items()}
-
-
-def _one_notebook(path: Path, course: Course) -> dict[str, Path | None]:
-    """The notebook to check: a file of any name (its cells tell the chapter), or a chapter."""
-    ids = [notebook.id for notebook in course.notebooks]
-    if not path.exists() and str(path) in ids:
-        path = EXERCISES / str(path) / course.notebook(str(path)).filename
-    if not path.is_file():
-        raise UnusableInput(
-            f"{path} is not a notebook file or a chapter (the chapters: {', '.join(ids)})"
-        )
-    try:
-        chapter = chapter_of(read_notebook(path), course)
-    except NotebookUnreadable as exc:
-        raise UnusableInput(str(exc)) from None
-    if chapter is None:
-        raise UnusableInput(
-            f"{path.name} holds none of the course's test cells: is it one of the exercise "
-            f"notebooks ({', '.join(ids)})?"
-        )
-    return {chapter: path}
+    return check_notebooks(args.notebooks, args.all, course, _limits(args), console.console())
 
 
 def _hint(args: argparse.Namespace) -> int:

@@ -54,3 +54,22 @@ def test_an_unknown_assignment_exits_2_naming_it(grade, tmp_path):
     (tmp_path / "ada").mkdir()
     graded = grade(tmp_path, "--assignment", "no_such_chapter")
     assert graded.returncode == 2 and "no_such_chapter" in graded.stderr
+
+
+def test_an_assignment_notes_a_copy_of_its_chapter_and_not_the_chapters_nobody_was_given(
+    grade, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "400")
+    alice = tmp_path / "class" / "alice"
+    alice.mkdir(parents=True)
+    for notebook in COURSE.notebooks:
+        shutil.copy(notebook.released_path, alice / notebook.filename)
+    shutil.copy(ASSIGNED.path, alice / f"{ASSIGNED.id}-Copy1.ipynb")
+    markdown = tmp_path / "summary.md"
+    graded = grade(tmp_path / "class", "--assignment", ASSIGNED.id, "--markdown", markdown)
+    assert graded.returncode == 0, graded.stderr
+    assert graded.student("alice")["score"] == ASSIGNED.points
+    shown = graded.stdout + graded.stderr + markdown.read_text()
+    assert f"not graded {ASSIGNED.filename} (fewer answered cells)" in graded.stdout
+    others = [n.filename for n in COURSE.notebooks if n is not ASSIGNED]
+    assert not [name for name in others if name in shown]

@@ -127,16 +127,23 @@ def test_correct_code_gets_full_marks_whatever_it_prints(graded, course, student
 
 
 @pytest.mark.parametrize(
-    ("student", "text"),
-    [("corrupt", "is not a valid notebook"), ("empty", "is an empty file")],
+    ("student", "why"),
+    [("corrupt", "its JSON is cut off or broken at line 1"), ("empty", "it is empty")],
 )
-def test_an_unreadable_notebook_is_an_error_that_names_the_file(graded, course, student, text):
+def test_a_damaged_notebook_is_corrupt_with_one_line_that_names_the_file(
+    graded, course, student, why
+):
     report, _ = graded
-    first = _first_notebook(_student(report, student), course)
-    assert {e["status"] for e in first} == {"error"}
+    result = _student(report, student)
+    first = _first_notebook(result, course)
+    assert {e["status"] for e in first} == {"corrupt"}
     assert {e["score"] for e in first} == {0}
-    message = first[0]["tests"][0]["message"]
-    assert course.notebooks[0].filename in message and text in message
+    assert not any(test["message"] for e in first for test in e["tests"])
+    assert not any(e["hint"] for e in first)
+    damaged = [n["message"] for n in result["notes"] if "damaged" in n["message"]]
+    assert len(damaged) == 1
+    assert damaged[0].startswith(f"the notebook file {course.notebooks[0].filename} is damaged")
+    assert why in damaged[0] and damaged[0].endswith("re-save or re-download it")
 
 
 @pytest.mark.parametrize(

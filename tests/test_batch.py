@@ -97,14 +97,18 @@ def test_merge_refuses_reports_graded_with_different_seeds(serial_report, tmp_pa
     assert done.returncode == 2 and "seed" in done.stderr
 
 
-def test_the_grades_csv_has_nbgrader_exports_columns_then_hints_and_a_row_per_student(
+def test_the_grades_csv_has_nbgrader_exports_columns_then_hints_files_and_a_row_per_student(
     small_class, course, tmp_path
 ):
     grades = tmp_path / "grades.csv"
     _grade(small_class, tmp_path / "r.json", "--csv", grades)
     with grades.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert tuple(rows[0].keys()) == (*formats.CSV_COLUMNS, formats.HINTS_COLUMN)
+    assert tuple(rows[0].keys()) == (
+        *formats.CSV_COLUMNS,
+        formats.HINTS_COLUMN,
+        formats.FILES_COLUMN,
+    )
     notebook = course.notebooks[0]
     first = [row for row in rows if row["assignment"] == notebook.id]
     assert [row["student_id"] for row in first] == list(STUDENTS)

@@ -130,10 +130,48 @@ def test_a_path_that_does_not_exist_exits_2_with_a_reason(tmp_path):
 
 def test_a_notebook_that_is_not_part_of_the_course_exits_2(tmp_path):
     stray = tmp_path / "homework.ipynb"
-    stray.write_text("{}")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), stray)
     done = run_cli("grade", stray)
     assert done.returncode == 2
-    assert "homework.ipynb is not one of the course's notebooks" in done.stderr
+    assert "homework.ipynb is not one of the course's exercises" in done.stderr
+
+
+def test_a_folder_with_no_notebook_anywhere_below_it_exits_2(tmp_path):
+    (tmp_path / "nonb" / "sub").mkdir(parents=True)
+    (tmp_path / "nonb" / "sub" / "readme.txt").write_text("hi")
+    done = run_cli("grade", tmp_path / "nonb")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'nonb'} holds no notebook (.ipynb file) anywhere below it"
+    ]
+
+
+def test_a_renamed_copy_is_graded_and_the_learners_row_says_which_files(
+    grade, course, tmp_path, monkeypatch
+):
+    """One learner worked in a copy beside the untouched original; another handed in nothing."""
+    monkeypatch.setenv("COLUMNS", "400")  # the table's rows unwrapped
+    notebook = course.notebooks[0]
+    carol = tmp_path / "class" / "carol" / "exercises" / notebook.id
+    carol.mkdir(parents=True)
+    shutil.copy(notebook.released_path, carol / notebook.filename)
+    shutil.copy(notebook.path, carol / f"{notebook.id}-Copy1.ipynb")
+    (tmp_path / "class" / "dan" / "sub").mkdir(parents=True)
+    (tmp_path / "class" / "dan" / "sub" / "readme.txt").write_text("hi")
+    markdown = tmp_path / "summary.md"
+    graded = grade(tmp_path / "class", "--assignment", notebook.id, "--markdown", markdown)
+    assert graded.returncode == 0, graded.stderr
+    assert graded.student("carol")["score"] == notebook.points
+    said = (
+        f"graded exercises/{notebook.id}/{notebook.id}-Copy1.ipynb as {notebook.id}; not graded "
+        f"exercises/{notebook.id}/{notebook.filename} (fewer answered cells)"
+    )
+    rows = {line.split()[1]: line for line in graded.stdout.splitlines() if "│" in line}
+    assert said in rows["carol"]
+    assert "no notebook to grade" in rows["dan"]
+    assert graded.student("dan")["score"] == 0
+    summary_row = next(line for line in markdown.read_text().splitlines() if "| carol |" in line)
+    assert "Copy1.ipynb" in summary_row and "fewer answered cells" in summary_row
 
 
 def test_unusable_arguments_exit_2():
@@ -144,7 +182,7 @@ def test_unusable_arguments_exit_2():
 def test_an_empty_folder_exits_2(tmp_path):
     done = run_cli("grade", tmp_path)
     assert done.returncode == 2
-    assert "no notebooks" in done.stderr
+    assert "holds no notebook" in done.stderr
 
 
 def test_the_console_table_names_each_function(graded_solutions, course):

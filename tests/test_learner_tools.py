@@ -120,7 +120,11 @@ def test_check_of_a_file_that_is_not_a_notebook_exits_2_naming_it(tmp_path, prog
     stray = tmp_path / "mine.ipynb"
     stray.write_text("{}")
     done = run_cli("check", stray, env=progress_env)
-    assert done.returncode == 2 and "mine.ipynb is not a valid notebook" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: the notebook file mine.ipynb is damaged (it is JSON, but not a notebook: it "
+        "holds no cells): re-save or re-download it"
+    )
 
 
 @pytest.mark.parametrize("name", ["{id}-Copy1.ipynb", "{id} (1).ipynb", "mine.ipynb"])

@@ -25,6 +25,7 @@ from autograder.author.release import (
 )
 from autograder.load.course import REPO_ROOT, SOLUTIONS, Course, load_notebook
 from autograder.load.submissions import find_submissions
+from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant
 from misconceptions.leaves import CASES as LEAVES_CASES
 
@@ -306,9 +307,8 @@ def test_released_check_writes_its_table_to_the_job_summary(untouched, released_
     summary = (out.parent / "summary.md").read_text(encoding="utf-8")
     assert f"**0 of {len(released_course.notebooks)}** notebook(s) solved" in summary
     for notebook in released_course.notebooks:
-        assert f"| {notebook.filename} | 0 / {len(notebook.functions)} | ❌ not yet solved |" in (
-            summary
-        )
+        name = markdown_cell(notebook.filename)
+        assert f"| {name} | 0 / {len(notebook.functions)} | ❌ not yet solved |" in summary
 
 
 def test_released_status_lists_the_chapters_in_reading_order(untouched, released_course):

@@ -45,7 +45,7 @@ def test_a_pipe_in_a_name_does_not_add_a_table_cell():
             row_cells += 1
         elif token.type == "tr_close":
             cells.append(row_cells)
-    assert cells[:3] == [4, 4, 4]  # the header and both learners
+    assert cells[:3] == [5, 5, 5]  # the header and both learners
 
 
 def test_code_spans_keep_their_backticks_and_lose_only_their_pipes():

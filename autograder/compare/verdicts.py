@@ -13,11 +13,12 @@ from autograder.compare.explain import explain
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
 from autograder.load.course import TestCell
 
-OUTCOMES = ("passed", "failed", "error", "timeout", "memory", "crashed", "missing")
+OUTCOMES = ("passed", "failed", "error", "timeout", "memory", "crashed", "corrupt", "missing")
 """How a test cell can end, from best to worst: ``error``, the learner's code raised;
 ``memory``, it ran out of memory; ``crashed``, its worker process died (a signal or
-an exit code); ``missing``, the function or the notebook is not there. A function's
-status is the worst outcome of its tests."""
+an exit code); ``corrupt``, the notebook file is damaged, so nothing in it could run;
+``missing``, the function or the notebook is not there. A function's status is the
+worst outcome of its tests."""
 
 MARKS = {
     "passed": "✅",
@@ -27,6 +28,7 @@ MARKS = {
     "timeout": "⏱️",
     "memory": "💾",
     "crashed": "💥",
+    "corrupt": "🩹",
 }
 """The mark each outcome is shown with, in every report and in ``check``."""
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.execute import wire
 from autograder.execute.run import Limits
-from autograder.grade.submission import grade_submission
+from autograder.grade.submission import cleaned_files, grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
@@ -102,6 +102,9 @@ class ResultCache:
         digest.update(submission.student.encode() + b"\0")
         for note in submission.notes:
             digest.update(note.encode() + b"\0")
+        # which copy was chosen can turn on modification times, which no file's bytes hold
+        for found in submission.files or []:
+            digest.update(repr(found).encode() + b"\0")
         for notebook_id, path in sorted(submission.notebooks.items()):
             digest.update(notebook_id.encode() + b"\0")
             digest.update(_read(path) + b"\0")
@@ -419,6 +422,7 @@ def _finish(
         exercises=[exercise for part in pieces for exercise in part.exercises],
         notes=[NotebookNote("", clean(note)) for note in submission.notes]
         + [note for part in pieces for note in part.notes],
+        files=cleaned_files(submission),
     )
     results[index] = result
     if cache is not None:

@@ -26,6 +26,7 @@ from autograder.learner.watchers import WATCHERS
 from autograder.load.course import ExerciseNotebook, TestCell
 from autograder.load.learner_notebook import (
     CourseCells,
+    NotebookDamaged,
     NotebookUnreadable,
     cells_rebinding_given,
     cells_to_run,
@@ -123,6 +124,7 @@ class NotebookContext:
         self.exercise = exercise
         self.run: NotebookRun | None = None
         self.problem: Verdict | None = None
+        self.damage = ""
         self.tampered: dict[str, str] = {}
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
@@ -136,6 +138,11 @@ class NotebookContext:
             return
         try:
             nb = read_notebook(path)
+        except NotebookDamaged as exc:
+            # one line for the notebook (a note), not the same message under every function
+            self.problem = Verdict("corrupt")
+            self.damage = str(exc)
+            return
         except NotebookUnreadable as exc:
             self.problem = Verdict("error", f"{exc}.")
             return

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
 from autograder.grade.reference_times import reference_seconds
 from autograder.load.course import Course
+from autograder.load.handed_in import NotebookFile
 from autograder.load.learner_notebook import cell_label
 from autograder.load.submissions import Submission
 from autograder.report.model import ExerciseResult, NotebookNote, StudentResult, TestResult
@@ -29,13 +32,14 @@ def grade_submission(
         reference = reference_seconds(exercise, limits) if timed_reference else None
         contexts.append(NotebookContext(exercise, path, limits, reference))
     verdicts = run_pytest(contexts)
-    result = StudentResult(student=clean(submission.student))
+    result = StudentResult(student=clean(submission.student), files=cleaned_files(submission))
     # these notes name the learner's own files: a file name can hold terminal escapes
     result.notes.extend(NotebookNote("", clean(note)) for note in submission.notes)
     for context in contexts:
         exercise = context.exercise
         if context.problem is not None:
-            result.notes.append(NotebookNote(exercise.filename, clean(context.problem.message)))
+            problem = context.damage or context.problem.message
+            result.notes.append(NotebookNote(exercise.filename, clean(problem)))
         if context.run is not None:
             labels = {number: cell_label(source) for number, source in context.run.cells}
             result.notes.extend(
@@ -99,3 +103,12 @@ def grade_submission(
                 graded.hint = function.hints[0]
             result.exercises.append(graded)
     return result
+
+
+def cleaned_files(submission: Submission) -> list[NotebookFile] | None:
+    """The submission's list of notebook files, their names cleaned as every note's are."""
+    if submission.files is None:
+        return None
+    return [
+        replace(found, path=clean(found.path), why=clean(found.why)) for found in submission.files
+    ]

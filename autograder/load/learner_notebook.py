@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass
+from json import JSONDecodeError
 from pathlib import Path
 
 import nbformat
@@ -19,6 +21,16 @@ MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 
 class NotebookUnreadable(Exception):
     """The file cannot be graded; the message names it and says why."""
+
+
+class NotebookDamaged(NotebookUnreadable):
+    """The file's contents are not a notebook; the message names it, says why in plain
+    words, and what to do: re-save or re-download it."""
+
+    def __init__(self, filename: str, why: str) -> None:
+        super().__init__(
+            f"the notebook file {filename} is damaged ({why}): re-save or re-download it"
+        )
 
 
 @dataclass(frozen=True)
@@ -313,26 +325,47 @@ def _rooted_at_jax(node: ast.expr) -> bool:
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """Read ``path`` as an nbformat-4 notebook or raise :class:`NotebookUnreadable`."""
+    """Read ``path`` as an nbformat-4 notebook.
+
+    Raises :class:`NotebookDamaged` when the file's contents are not a notebook
+    (empty, cut-off JSON, JSON of something else, not text), and
+    :class:`NotebookUnreadable` when it cannot be read or is over the size limit.
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
         raise NotebookUnreadable(f"{path.name} cannot be read: {exc.strerror}") from None
-    if size == 0:
-        raise NotebookUnreadable(f"{path.name} is an empty file, not a notebook")
     if size > MAX_NOTEBOOK_BYTES:
         raise NotebookUnreadable(f"{path.name} is {size // 2**20} MiB, over the 100 MiB limit")
+    if size == 0:
+        raise NotebookDamaged(path.name, "it is empty")
     try:
         text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise NotebookUnreadable(f"{path.name} cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise NotebookUnreadable(f"{path.name} is not UTF-8 text (byte {exc.start})") from None
+        raise NotebookDamaged(path.name, f"it is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise NotebookDamaged(path.name, f"its JSON is cut off or broken at {where}") from None
+    except RecursionError:
+        raise NotebookDamaged(path.name, "its JSON is nested too deeply to read") from None
+    if not isinstance(data, dict) or not any(
+        isinstance(data.get(key), list) for key in ("cells", "worksheets")
+    ):
+        raise NotebookDamaged(path.name, "it is JSON, but not a notebook: it holds no cells")
+    if not all(isinstance(cell, dict) for cell in data.get("cells", [])):
+        raise NotebookDamaged(path.name, "it is JSON, but its cells are not notebook cells")
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for bad input
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise NotebookUnreadable(f"{path.name} is not a valid notebook: {reason}") from None
-    if not isinstance(nb.get("cells"), list):
-        raise NotebookUnreadable(f"{path.name} is not a valid notebook: it has no list of cells")
+        raise NotebookDamaged(path.name, f"nbformat cannot read it: {reason}") from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
+        raise NotebookDamaged(path.name, "it is JSON, but not a notebook: it holds no cells")
     return nb
 
 
@@ -376,3 +409,20 @@ def _checksum(cell: nbformat.NotebookNode) -> str | None:
         return cell_checksum(cell)
     except Exception:  # a cell whose metadata was mangled cannot match
         return None
+
+
+def chapter_named(filename: str, course: Course) -> str | None:
+    """The chapter a file's name says it is, for a file whose cells cannot say.
+
+    ``aux_data.ipynb``, ``aux_data-Copy1.ipynb`` and ``aux_data (1).ipynb`` say
+    ``aux_data``: the longest chapter id the name's stem starts with, followed by
+    nothing or by anything but a letter (``aux_data_v2``, ``leaves2``). None when no id fits.
+    """
+    stem = Path(filename).stem
+    fitting = [
+        notebook.id
+        for notebook in course.notebooks
+        if stem.startswith(notebook.id)
+        and not stem[len(notebook.id) : len(notebook.id) + 1].isalpha()
+    ]
+    return max(fitting, key=len, default=None)

@@ -8,14 +8,21 @@ Accepted layouts:
   (``exercises/<id>/``): one learner;
 - ``PATH`` holds one folder per learner (``<student>/<notebook>.ipynb``), or
   nbgrader's ``submitted/<student>/<assignment>/<notebook>.ipynb`` below it.
+
+In every layout a notebook is known by its cells, whatever its file is called, and one of
+several copies of a chapter is graded by the rule of :mod:`autograder.load.handed_in`.
+Symbolic links are never followed, and a release's course copy is never graded.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.load.course import COURSE_COPY, REPO_ROOT, Course
+from autograder.load.handed_in import NOT_AN_EXERCISE, Copy, NotebookFile, choose, read_copy
 
 # A learners' release (see autograder.author.release) holds the checker's own copy of the
 # notebooks there: it is never the learner's work.
@@ -28,27 +35,51 @@ class UnusableInput(Exception):
 
 @dataclass
 class Submission:
-    """One learner's notebooks, by exercise notebook id (None: not handed in)."""
+    """One learner's notebooks, by exercise notebook id (None: not handed in).
+
+    ``files`` lists the notebook files found in the hand-in, graded or not (None where
+    no files were looked for, as for a learner's own check).
+    """
 
     student: str
     notebooks: dict[str, Path | None]
     notes: list[str] = field(default_factory=list)
+    files: list[NotebookFile] | None = None
 
 
-def find_submissions(path: Path, course: Course) -> list[Submission]:
+def find_submissions(
+    path: Path, course: Course, assigned: Collection[str] | None = None
+) -> list[Submission]:
+    """The submissions under ``path``, each notebook known by its cells (see
+    :mod:`autograder.load.handed_in`), whatever its file is called.
+
+    ``course`` is the whole course, which tells every chapter's notebook; only the
+    ``assigned`` chapters (default: all) are graded, and files of the others are left
+    out without a word. Raises :class:`UnusableInput` when nothing under ``path`` can
+    be graded: no notebook file anywhere, or one file that is no assigned exercise.
+    """
+    chapters = [n.id for n in course.notebooks if assigned is None or n.id in assigned]
     if not path.exists():
         raise UnusableInput(f"{path} does not exist")
     if path.is_file():
-        return [_single_notebook(path, course)]
+        return [_single_notebook(path, course, chapters)]
     if not path.is_dir():
         raise UnusableInput(f"{path} is neither a notebook nor a folder")
+    if not any(_notebook_files(path)):
+        raise UnusableInput(f"{path} holds no notebook (.ipynb file) anywhere below it")
     if _is_one_learner(path, course):
-        return [_collect(path.resolve().name, path, course)]
+        return [_collect(path.resolve().name, path, course, chapters)]
     root = path / "submitted" if (path / "submitted").is_dir() else path
     students = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
         raise UnusableInput(f"{path} holds no notebooks and no student folders")
-    return [_collect(student.name, student, course) for student in students]
+    return [_collect(student.name, student, course, chapters) for student in students]
+
+
+def learner_notebooks(folder: Path, course: Course, chapters: list[str]) -> Submission:
+    """One learner's notebooks of ``chapters`` anywhere under ``folder``, whatever their
+    names, as a learner's folder is graded."""
+    return _collect(folder.resolve().name, folder, course, chapters)
 
 
 def nbgrader_assignments(path: Path, course: Course) -> list[str]:
@@ -73,14 +104,23 @@ def nbgrader_assignments(path: Path, course: Course) -> list[str]:
 LINKED = "is a symbolic link; only regular files and folders are graded"
 
 
-def _single_notebook(path: Path, course: Course) -> Submission:
-    ids = [notebook.id for notebook in course.notebooks]
+def _single_notebook(path: Path, course: Course, chapters: list[str]) -> Submission:
     if path.is_symlink():
         raise UnusableInput(f"{path} {LINKED}")
-    if path.stem not in ids:
-        names = ", ".join(f"{i}.ipynb" for i in ids)
-        raise UnusableInput(f"{path.name} is not one of the course's notebooks ({names})")
-    return Submission(student=path.stem, notebooks={path.stem: path})
+    copy = read_copy(path, path.name, course)
+    if copy.chapter is None:
+        raise UnusableInput(
+            copy.detail
+            or f"{path.name} is {NOT_AN_EXERCISE}: it holds no test cell of any chapter "
+            f"({', '.join(n.id for n in course.notebooks)})"
+        )
+    if copy.chapter not in chapters:
+        raise UnusableInput(
+            f"{path.name} is the {copy.chapter} exercise, which is not among the chapters "
+            f"graded here ({', '.join(chapters)})"
+        )
+    found = NotebookFile(path.name, copy.chapter, graded=True)
+    return Submission(student=path.stem, notebooks={copy.chapter: path}, files=[found])
 
 
 def _is_one_learner(folder: Path, course: Course) -> bool:
@@ -90,39 +130,59 @@ def _is_one_learner(folder: Path, course: Course) -> bool:
     )
 
 
-def _collect(student: str, folder: Path, course: Course) -> Submission:
-    """A learner's notebooks under ``folder``.
+def _collect(student: str, folder: Path, course: Course, chapters: list[str]) -> Submission:
+    """A learner's notebooks under ``folder``, one per chapter of ``chapters``.
 
-    Symbolic links are never followed: a link to the course's own solutions would
-    otherwise be graded as the learner's work.
+    Each file's chapter is told by its cells; where several files are one chapter's,
+    :func:`~autograder.load.handed_in.choose` picks the one graded. Symbolic links are
+    never followed: a link to the course's own solutions would otherwise be graded as
+    the learner's work.
     """
-    submission = Submission(student=student, notebooks={})
+    submission = Submission(student=student, notebooks={}, files=[])
     if folder.is_symlink():
-        submission.notebooks = {notebook.id: None for notebook in course.notebooks}
+        submission.notebooks = dict.fromkeys(chapters)
         submission.notes.append(f"the folder {folder.name} {LINKED}")
         return submission
-    found: dict[str, list[Path]] = {}
-    for path in sorted(folder.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts or _in_course_copy(path.relative_to(folder)):
-            continue
+    copies: dict[str | None, list[Copy]] = {}
+    for path in _notebook_files(folder):
+        shown = path.relative_to(folder).as_posix()
         if _is_linked(path, folder):
-            submission.notes.append(f"{path.relative_to(folder)} {LINKED}")
+            submission.notes.append(f"{shown} {LINKED}")
             continue
-        found.setdefault(path.stem, []).append(path)
-    for notebook in course.notebooks:
-        candidates = sorted(found.pop(notebook.id, []), key=lambda p: (len(p.parts), str(p)))
-        submission.notebooks[notebook.id] = candidates[0] if candidates else None
-        for extra in candidates[1:]:
-            submission.notes.append(
-                f"{notebook.filename}: graded {candidates[0].relative_to(folder)}, "
-                f"ignored {extra.relative_to(folder)}"
-            )
-    for _stem, paths in sorted(found.items()):
-        for path in paths:
-            submission.notes.append(
-                f"{path.relative_to(folder)} is not one of the notebooks graded here; ignored"
-            )
+        copy = read_copy(path, shown, course)
+        copies.setdefault(copy.chapter, []).append(copy)
+    if not copies and not submission.notes:
+        submission.notes.append(f"no notebook (.ipynb file) anywhere in {folder.name}/")
+    files: list[NotebookFile] = []
+    for chapter in chapters:
+        if chapter not in copies:
+            submission.notebooks[chapter] = None
+            continue
+        chosen, others = choose(copies[chapter])
+        submission.notebooks[chapter] = chosen.path
+        files.append(NotebookFile(chosen.shown, chapter, graded=True))
+        files += [NotebookFile(c.shown, chapter, graded=False, why=why) for c, why in others]
+    for copy in sorted(copies.get(None, []), key=lambda c: c.shown):
+        why = copy.problem or NOT_AN_EXERCISE
+        files.append(NotebookFile(copy.shown, "", graded=False, why=why))
+    submission.files = files
     return submission
+
+
+def _notebook_files(folder: Path) -> Iterator[Path]:
+    """Every ``.ipynb`` file below ``folder``, in sorted order, without entering linked
+    folders, JupyterLab's checkpoints or a release's course copy (linked files are listed)."""
+    for top, folders, names in os.walk(folder):
+        here = Path(top)
+        folders[:] = sorted(
+            name
+            for name in folders
+            if name != ".ipynb_checkpoints"
+            and not _in_course_copy((here / name).relative_to(folder))
+        )
+        for name in sorted(names):
+            if name.endswith(".ipynb"):
+                yield here / name
 
 
 def _is_linked(path: Path, folder: Path) -> bool:

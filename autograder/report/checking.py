@@ -7,6 +7,7 @@ not a grade.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autograder.compare.verdicts import MARKS, mark
@@ -35,22 +36,31 @@ class NotebookState:
         return SOLVED if self.solved else NOT_YET_SOLVED
 
 
-def notebook_states(result: StudentResult) -> list[NotebookState]:
-    """Each notebook of ``result``, in the order it was checked, with its functions counted."""
+def notebook_states(
+    result: StudentResult, names: Mapping[str, str] | None = None
+) -> list[NotebookState]:
+    """Each notebook of ``result``, in the order it was checked, with its functions counted,
+    named as ``names`` says (the file checked, by the exercise's file name) or as the
+    exercise's file is."""
+    names = names or {}
     functions: dict[str, int] = {}
     passing: dict[str, int] = {}
     for exercise in result.exercises:
         name = exercise.notebook
         functions[name] = functions.get(name, 0) + 1
         passing[name] = passing.get(name, 0) + (exercise.status == "passed")
-    return [NotebookState(name, passing[name], total) for name, total in functions.items()]
+    return [
+        NotebookState(names.get(name, name), passing[name], total)
+        for name, total in functions.items()
+    ]
 
 
 def conclusion(states: list[NotebookState]) -> str:
     """The last line ``check`` prints: whether everything passes, and what to do next."""
     waiting = [state.notebook for state in states if not state.solved]
     if not waiting:
-        where = f", in all {len(states)} notebooks" if len(states) > 1 else ""
+        where = f" in {states[0].notebook}" if len(states) == 1 else ""
+        where = f", in all {len(states)} notebooks" if len(states) > 1 else where
         return f"All visible tests pass{where}. The graded run adds hidden tests on other inputs."
     if len(states) == 1:
         return (
@@ -64,10 +74,14 @@ def conclusion(states: list[NotebookState]) -> str:
     )
 
 
-def to_markdown(result: StudentResult, links: BookLinks | None = None) -> str:
-    """The check's result as Markdown tables, for GitHub's job summary; with ``links``,
-    each section to reread is a link."""
-    states = notebook_states(result)
+def to_markdown(
+    result: StudentResult,
+    names: Mapping[str, str] | None = None,
+    links: BookLinks | None = None,
+) -> str:
+    """The check's result as Markdown tables, for GitHub's job summary (``names`` as
+    :func:`notebook_states` takes them); with ``links``, each section to reread is a link."""
+    states = notebook_states(result, names)
     lines = [
         "## Visible tests",
         "",
@@ -81,21 +95,25 @@ def to_markdown(result: StudentResult, links: BookLinks | None = None) -> str:
     for state in states:
         mark = MARKS["passed"] if state.solved else MARKS["failed"]
         lines.append(
-            f"| {state.notebook} | {state.passing} / {state.functions} | {mark} {state.state} |"
+            f"| {markdown_cell(state.notebook)} | {state.passing} / {state.functions} "
+            f"| {mark} {state.state} |"
         )
     waiting = [e for e in result.exercises if e.status != "passed"]
     if waiting:
         lines += ["", "| Notebook | Function | Status | Feedback |", "| --- | --- | --- | --- |"]
-        lines += [_function_row(exercise, links) for exercise in waiting]
+        lines += [_function_row(exercise, names or {}, links) for exercise in waiting]
     return "\n".join(lines) + "\n"
 
 
-def _function_row(exercise: ExerciseResult, links: BookLinks | None) -> str:
+def _function_row(
+    exercise: ExerciseResult, names: Mapping[str, str], links: BookLinks | None
+) -> str:
     message = exercise.first_message
     # A traceback's first line says what went wrong; the rest does not fit a table cell.
     first_line = message.strip().splitlines()[0] if message.strip() else ""
     status = mark(exercise.status)
+    notebook = markdown_cell(names.get(exercise.notebook, exercise.notebook))
     written = markdown_cell(first_line)
     if links:
         written = links.markdown(written, markdown_cell)
-    return f"| {exercise.notebook} | `{exercise.name}` | {status} | {written} |"
+    return f"| {notebook} | `{exercise.name}` | {status} | {written} |"

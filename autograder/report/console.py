@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from rich.console import Console
 from rich.markup import escape
@@ -30,6 +31,7 @@ _STYLE = {
     "timeout": "yellow",
     "memory": "yellow",
     "crashed": "red",
+    "corrupt": "red",
 }
 
 
@@ -52,6 +54,7 @@ def print_report(out: Console, report: Report) -> None:
                 f"{points(student.score)} / {points(student.max_score)}",
                 f"{student.passed} / {len(student.exercises)}",
                 others or "-",
+                escape(clean(student.files_summary(), limit=None)) or "-",
             )
         out.print(table)
     out.print(
@@ -62,6 +65,9 @@ def print_report(out: Console, report: Report) -> None:
 
 def print_student(out: Console, student: StudentResult) -> None:
     score = f"{points(student.score)} / {points(student.max_score)}"
+    files = student.files_summary()
+    if files:
+        out.print(f"[bold]{escape(student.student)}[/bold]: {escape(clean(files, limit=None))}")
     table = Table(title=f"{escape(student.student)}: {score}")
     for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
         table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
@@ -82,17 +88,21 @@ def print_student(out: Console, student: StudentResult) -> None:
         out.print(f"[dim]note[/dim] {escape(clean(note.text, limit=None))}", markup=True)
 
 
-def print_feedback(out: Console, student: StudentResult) -> None:
+def print_feedback(
+    out: Console, student: StudentResult, names: Mapping[str, str] | None = None
+) -> None:
     """One paragraph per function, with its message and first hint: what ``check`` shows.
 
-    When ``student`` holds several notebooks, each notebook's functions follow its name.
+    When ``student`` holds several notebooks, each notebook's functions follow its name:
+    the file checked, as ``names`` gives it by the exercise's file name.
     """
+    names = names or {}
     several = len({exercise.notebook for exercise in student.exercises}) > 1
     notebook = None
     for exercise in student.exercises:
         if several and exercise.notebook != notebook:
             notebook = exercise.notebook
-            out.print(f"[bold]{notebook}[/bold]")
+            out.print(f"[bold]{escape(names.get(notebook, notebook))}[/bold]")
         score = f"{points(exercise.score)} / {points(exercise.max_score)}"
         out.print(f"{mark(exercise.status)} {exercise.name} ({score})")
         for test in exercise.tests:

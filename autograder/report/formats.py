@@ -34,6 +34,9 @@ def to_junit(report: Report) -> str:
             failures=str(sum(t.outcome not in ("passed", "error") for _, t in tests)),
             errors=str(sum(t.outcome == "error" for _, t in tests)),
         )
+        if student.files_summary():
+            properties = ET.SubElement(suite, "properties")
+            ET.SubElement(properties, "property", name="files", value=student.files_summary())
         for exercise, test in tests:
             case = ET.SubElement(
                 suite,
@@ -68,14 +71,15 @@ def to_markdown(report: Report) -> str:
         f"{report.settings}.",
         "",
         f"| {' | '.join(SUMMARY_COLUMNS)} |",
-        "| --- | ---: | ---: | --- |",
+        "| --- | ---: | ---: | --- | --- |",
     ]
     for student in report.students:
         others = ", ".join(f"{MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed)
         lines.append(
             f"| {markdown_cell(student.student)} "
             f"| {points(student.score)} / {points(student.max_score)} "
-            f"| {student.passed} / {len(student.exercises)} | {others or '—'} |"
+            f"| {student.passed} / {len(student.exercises)} | {others or '—'} "
+            f"| {markdown_cell(student.files_summary()) or '—'} |"
         )
     for student in report.students:
         details = student.not_passed
@@ -123,6 +127,9 @@ CSV_COLUMNS = (
 # One column after nbgrader's: the hints each function's learner opened, as their
 # notebook records them (a record the learner could edit, as the name says).
 HINTS_COLUMN = "hints_opened (as the notebook records them; learner-editable)"
+# And which of the learner's files was graded for the assignment, where that needs saying:
+# one under another name, or one of several copies (see StudentResult.files_summary).
+FILES_COLUMN = "files (graded, and not graded)"
 
 
 def to_csv(report: Report) -> str:
@@ -149,11 +156,13 @@ def to_csv(report: Report) -> str:
                     HINTS_COLUMN: " ".join(
                         f"{e.name}={e.hints_opened}" for e in hints[assignment] if e.hints_opened
                     ),
+                    FILES_COLUMN: spreadsheet_text(student.files_summary(assignment)),
                 }
             )
     rows.sort(key=lambda row: (row["assignment"], row["student_id"]))
     out = io.StringIO()
-    writer = csv.DictWriter(out, (*CSV_COLUMNS, HINTS_COLUMN), restval="", lineterminator="\n")
+    columns = (*CSV_COLUMNS, HINTS_COLUMN, FILES_COLUMN)
+    writer = csv.DictWriter(out, columns, restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
@@ -207,6 +216,8 @@ def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -
             f"{waiting} of {len(tests)} results depend on hidden tests: "
             "they are shown once grades are published."
         )
+    if student.files_summary():
+        lines.append(f"Files: {student.files_summary()}")
     lines += [note.text for note in student.notes]
     return "\n".join(lines)
 

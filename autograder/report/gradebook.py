@@ -21,7 +21,9 @@ from autograder.report.model import Report
 def write_gradebook(report: Report, course: Course, url: str) -> None:
     """Record every score of ``report`` in the gradebook at ``url`` (e.g. ``sqlite:///gradebook.db``).
 
-    Running it again with a new report updates the same rows.
+    Running it again with a new report updates the same rows. Which of a learner's files
+    was graded, where that needs saying (see ``StudentResult.files_summary``), is the
+    automatic comment of the notebook's first function.
     """
     from nbgrader.api import Gradebook  # imported here: it loads SQLAlchemy
     from sqlalchemy.exc import SAWarning
@@ -59,6 +61,12 @@ def write_gradebook(report: Report, course: Course, url: str) -> None:
                         test.name, notebook.id, notebook.id, student.student
                     )
                     grade.auto_score = test.points
+                # the files graded and not graded, where that needs saying, on the first function
+                files = student.files_summary(notebook.id)
+                comment = gradebook.find_comment(
+                    notebook.functions[0].name, notebook.id, notebook.id, student.student
+                )
+                comment.auto_comment = f"Files: {files}" if files else None
                 gradebook.db.commit()
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from autograder.compare.verdicts import OUTCOMES
+from autograder.load.handed_in import NotebookFile
 
-SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed")
+SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""
 
 
@@ -31,6 +33,9 @@ class TestResult:
     message: str = ""
     hidden: bool = True
 
+
+NO_NOTEBOOK = "no notebook to grade"
+"""What a learner's row says of a hand-in that held no notebook of the chapters graded."""
 
 HINTS_RECORD_NOTE = (
     "Hints opened are read from the hint outputs saved in each learner's notebook; "
@@ -108,9 +113,33 @@ class NotebookNote:
 
 @dataclass
 class StudentResult:
+    """One learner's result. ``files`` lists the notebook files found in their hand-in,
+    graded or not (None where none were looked for, as in ``check``)."""
+
     student: str
     exercises: list[ExerciseResult] = field(default_factory=list)
     notes: list[NotebookNote] = field(default_factory=list)
+    files: list[NotebookFile] | None = None
+
+    def files_summary(self, chapter: str | None = None) -> str:
+        """The files worth a word, in one line for the learner's row: each file graded
+        under another name than its chapter's or beside other copies, and each file not
+        graded, with why. ``chapter`` keeps that chapter's files only. Empty when there
+        is nothing to say; "no notebook found" when the hand-in held none.
+        """
+        if self.files is None:
+            return ""
+        if not self.files and chapter is None:
+            return NO_NOTEBOOK
+        files = [f for f in self.files if chapter is None or f.chapter == chapter]
+        copied = {f.chapter for f in files if not f.graded}
+        said = []
+        for file in files:
+            if not file.graded:
+                said.append(f"not graded {file.path} ({file.why})")
+            elif file.chapter in copied or Path(file.path).name != f"{file.chapter}.ipynb":
+                said.append(f"graded {file.path} as {file.chapter}")
+        return "; ".join(said)
 
     @property
     def score(self) -> float:
@@ -137,6 +166,7 @@ class StudentResult:
             "max_score": self.max_score,
             "exercises": [exercise.to_dict() for exercise in self.exercises],
             "notes": [asdict(note) for note in self.notes],
+            **({} if self.files is None else {"files": [asdict(f) for f in self.files]}),
         }
 
     @classmethod
@@ -146,6 +176,7 @@ class StudentResult:
             student=str(data["student"]),
             exercises=[ExerciseResult.from_dict(e) for e in data.get("exercises", [])],
             notes=[NotebookNote(**note) for note in data.get("notes", [])],
+            files=None if "files" not in data else [NotebookFile(**f) for f in data["files"]],
         )
 
 

@@ -1,0 +1,95 @@
+"""`python -m autograder check`: which notebooks it checks, and how it names them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from conftest import run_cli
+
+COURSE = load_course(EXERCISES)
+FIRST, SECOND = COURSE.notebooks[:2]
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {**os.environ, "PYTREES_PROGRESS": str(tmp_path / "progress.json"), "COLUMNS": "300"}
+
+
+def copy(source_folder: Path, notebook, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(source_folder / notebook.id / notebook.filename, target))
+
+
+def test_check_takes_several_notebooks_and_names_each_file(tmp_path, env):
+    first = copy(SOLUTIONS, FIRST, tmp_path / f"{FIRST.id}-Copy1.ipynb")
+    second = copy(SOLUTIONS, SECOND, tmp_path / "my work.ipynb")
+    done = run_cli("check", first, second, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert first.name in done.stdout and second.name in done.stdout
+    assert "All visible tests pass, in all 2 notebooks" in done.stdout
+
+
+def test_two_copies_of_one_chapter_are_each_checked(tmp_path, env):
+    solved = copy(SOLUTIONS, FIRST, tmp_path / f"{FIRST.id}-Copy1.ipynb")
+    untouched = copy(EXERCISES, FIRST, tmp_path / FIRST.filename)
+    done = run_cli("check", solved, untouched, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert "1 of 2 notebooks are not yet solved" in last and str(untouched) in last
+
+
+def test_the_closing_line_names_the_file_that_was_checked(tmp_path, env):
+    untouched = copy(EXERCISES, FIRST, tmp_path / f"{FIRST.id}-Copy1.ipynb")
+    done = run_cli("check", untouched, env=env)
+    assert done.returncode == 1
+    assert done.stdout.strip().splitlines()[-1].startswith(f"{untouched} is not yet solved")
+
+
+def test_a_notebook_path_that_does_not_exist_says_no_such_file(env):
+    done = run_cli("check", "exercises/aux_data/nothere.ipynb", env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: exercises/aux_data/nothere.ipynb: no such file"
+
+
+def test_a_mistyped_chapter_suggests_the_closest(env):
+    done = run_cli("check", "auxdata", env=env)
+    assert done.returncode == 2
+    assert "did you mean aux_data?" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_notebook_argument_says_a_chapter_name_works(env):
+    done = run_cli("check", "--help", env={**env, "COLUMNS": "1000"})
+    line = next(line for line in done.stdout.splitlines() if line.strip().startswith("NOTEBOOK"))
+    assert "chapter" in line
+
+
+def test_a_damaged_notebook_is_one_line_and_exit_2(tmp_path, env):
+    damaged = tmp_path / "aux_data-Copy1.ipynb"
+    damaged.write_text('{"cells": [', encoding="utf-8")
+    done = run_cli("check", damaged, env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: the notebook file aux_data-Copy1.ipynb is damaged (its JSON is cut off or "
+        "broken at line 1, column 12): re-save or re-download it"
+    ]
+
+
+def test_all_finds_each_chapters_notebook_by_its_cells(tmp_path, monkeypatch):
+    from autograder.grade import check
+
+    monkeypatch.setattr(check, "EXERCISES", tmp_path / "exercises")
+    copy(EXERCISES, FIRST, tmp_path / "exercises" / FIRST.id / FIRST.filename)
+    work = copy(SOLUTIONS, FIRST, tmp_path / "exercises" / FIRST.id / f"{FIRST.id}-Copy1.ipynb")
+    other = copy(SOLUTIONS, SECOND, tmp_path / "exercises" / "mine.ipynb")
+    targets, files = check.chapters_under_exercises(COURSE, [n.id for n in COURSE.notebooks])
+    found = {chapter: (path, name) for chapter, path, name in targets}
+    assert found[FIRST.id] == (work, work.name) and found[SECOND.id] == (other, other.name)
+    assert [(f.path, f.why) for f in files if not f.graded] == [
+        (f"{FIRST.id}/{FIRST.filename}", "fewer answered cells")
+    ]
