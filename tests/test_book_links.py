@@ -115,7 +115,7 @@ def test_feedback_and_the_check_summary_link_the_section_to_reread():
     student = _student("Wrong order. Reread Leaves → Flattening order.")
     link = f"Reread [Leaves → Flattening order]({FLATTENING})."
     assert link in to_feedback(student, book_links(URL))
-    assert link in to_markdown(student, book_links(URL))
+    assert link in to_markdown(student, links=book_links(URL))
     assert "](" not in to_feedback(student)
 
 
