@@ -9,7 +9,6 @@ or by chapter: a chapter (and ``--all``, every chapter) means that chapter's not
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from autograder.learner import progress
 from autograder.load.book import released_book_links
 from autograder.load.course import EXERCISES, Course
 from autograder.load.handed_in import NotebookFile, read_copy
+from autograder.load.names import closest
 from autograder.load.submissions import Submission, UnusableInput, learner_notebooks
 from autograder.report import checking, console, formats
 from autograder.report.linked import with_book_links
@@ -111,8 +111,8 @@ def _chapter_of_file(path: Path, course: Course) -> str:
     if not path.exists():
         if path.suffix or len(path.parts) > 1:
             raise UnusableInput(f"{path}: no such file")
-        close = difflib.get_close_matches(str(path), ids, n=1)
-        guess = f"did you mean {close[0]}?" if close else f"the chapters: {', '.join(ids)}"
+        close = closest(str(path), ids)
+        guess = f"did you mean {close}?" if close else f"the chapters: {', '.join(ids)}"
         raise UnusableInput(f"{path} is neither a notebook file nor a chapter ({guess})")
     copy = read_copy(path, str(path), course)
     if copy.detail:
