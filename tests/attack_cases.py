@@ -412,9 +412,9 @@ CASES = [
         needs_sandbox=True,
     ),
     # Files that are not a usable notebook.
-    Attack("not_json", raw=b"this is not a notebook", everything="error"),
-    Attack("not_utf8", raw=b'{"cells": ["\xff\xfe"]}', everything="error"),
-    Attack("empty_file", raw=b"", everything="error"),
+    Attack("not_json", raw=b"this is not a notebook", everything="corrupt"),
+    Attack("not_utf8", raw=b'{"cells": ["\xff\xfe"]}', everything="corrupt"),
+    Attack("empty_file", raw=b"", everything="corrupt"),
     Attack("no_code_cells", markdown_only=True, everything="missing"),
     Attack("nbformat_3", nbformat=3),
     Attack("huge_output", output_mib=50),
