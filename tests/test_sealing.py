@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections import OrderedDict
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -84,7 +85,9 @@ def test_functions_with_yes_or_no_answers_have_enough_probes_to_resist_guessing(
                 assert len(results) >= 24 and len(set(results)) == 2, function.name
 
 
-def _learner_kernel(notebook_id: str, replacements: dict[str, str], call: str) -> str:
+def _learner_kernel(
+    notebook_id: str, replacements: dict[str, str], call: str, progress: Path
+) -> str:
     """What ``call`` prints in a learner's kernel that ran the code cells of
     ``notebook_id`` but its checks and tests, with ``replacements`` (by function name)
     in place of the reference solutions."""
@@ -101,7 +104,7 @@ def _learner_kernel(notebook_id: str, replacements: dict[str, str], call: str) -
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,
-        env={**os.environ, "PYTREES_PROGRESS": os.devnull},
+        env={**os.environ, "PYTREES_PROGRESS": str(progress)},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
@@ -114,23 +117,25 @@ def _misconception(notebook_id: str, misconception: str) -> dict[str, str]:
     return {case["function"]: case["source"]}
 
 
-def test_a_right_solution_opens_its_seal():
-    out = _learner_kernel("aux_data", {}, 'solution("aux_data_demo")')
+def test_a_right_solution_opens_its_seal(tmp_path):
+    out = _learner_kernel("aux_data", {}, 'solution("aux_data_demo")', tmp_path / "progress.json")
     assert "📖 The reference solution of aux_data_demo" in out
     assert "def aux_data_demo(" in out
 
 
-def test_a_function_with_right_values_but_not_the_idea_stays_locked():
+def test_a_function_with_right_values_but_not_the_idea_stays_locked(tmp_path):
     wrong = _misconception(
         "aux_data", "x and scale are both numbers to compute with, so both are children"
     )
-    out = _learner_kernel("aux_data", wrong, 'solution("aux_data_demo")')
+    out = _learner_kernel("aux_data", wrong, 'solution("aux_data_demo")', tmp_path / "p.json")
     assert "🔒" in out and "def aux_data_demo(" not in out
     assert "Reread " in out  # the first failing visible test says what is wrong
 
 
-def test_a_python_loop_in_place_of_a_scan_stays_locked():
+def test_a_python_loop_in_place_of_a_scan_stays_locked(tmp_path):
     wrong = _misconception("control_flow", "a Python loop over the batches is as good as a scan")
-    out = _learner_kernel("control_flow", wrong, 'solution("train_with_scan")')
+    out = _learner_kernel(
+        "control_flow", wrong, 'solution("train_with_scan")', tmp_path / "progress.json"
+    )
     assert "🔒" in out and "def train_with_scan(" not in out
     assert "lax.scan" in out
