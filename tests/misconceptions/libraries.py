@@ -296,6 +296,7 @@ def replace_weight(layers, index, weight):
     {
         "function": "replace_weight",
         "misconception": "the leaf to replace is the one with the new weight's shape",
+        "visible_passes": "only other inputs than the visible tests' show it: The result must be a Sequential whose leaves are the layers' weights and biases in order, with only the chosen layer's weight replaced",
         "teaches": TREE_AT,
         "source": """
 def replace_weight(layers, index, weight):
@@ -393,6 +394,7 @@ def frozen_sgd_step(depth, frozen):
     {
         "function": "adam_state_bf16_mu",
         "misconception": "the gradients should be bfloat16 too, to match mu",
+        "visible_passes": "only other inputs than the visible tests' show it: nu must be the float32 average of the squared gradients as given: mu_dtype decides the dtype Optax keeps mu in, and casting the gradients to bfloat16 first rounds them, which shows in nu",
         "teaches": MAPPING,
         "source": """
 def adam_state_bf16_mu(params, grads):

@@ -375,6 +375,7 @@ def clip_by_group(grads, groups, max_norms):
     {
         "function": "clip_by_group",
         "misconception": "a group marked 0, an empty string or False is no group",
+        "visible_passes": "only other inputs than the visible tests' show it: With a namedtuple, a registered node or an OrderedDict in grads and groups, or with groups marked by 0, '' or False, some group was not scaled to its own maximum",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
@@ -395,6 +396,7 @@ def clip_by_group(grads, groups, max_norms):
     {
         "function": "clip_by_group",
         "misconception": "a subtree outside every group may be multiplied by 1",
+        "visible_passes": "only other inputs than the visible tests' show it: Where groups holds None, grads must come back as it is, whatever it holds there, and that None takes no entry of max_norms: the next maximum belongs to the next real group (it stopped with TypeError)",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
@@ -500,6 +502,7 @@ def clip_by_group(grads, groups, max_norms):
     {
         "function": "clip_by_group",
         "misconception": "whatever sits under a None may be turned into JAX arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: Where groups holds None, grads must come back as it is, whatever it holds there, and that None takes no entry of max_norms: the next maximum belongs to the next real group (it stopped with TypeError)",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
@@ -598,6 +601,7 @@ def node_counts(tree):
     {
         "function": "node_counts",
         "misconception": "'leaf' is always a key, with 0 when there is none",
+        "visible_passes": "only other inputs than the visible tests' show it: A namedtuple counts under its own class name, an OrderedDict under 'OrderedDict' and a registered node under its class's name; an array or a string is one leaf; None alone is one node",
         "teaches": WALK,
         "source": """
 def node_counts(tree):
@@ -639,6 +643,7 @@ def node_counts(tree):
     {
         "function": "node_counts",
         "misconception": "a class's __qualname__ is its name",
+        "visible_passes": "only other inputs than the visible tests' show it: A node's type counts under its own __name__, wherever the class was defined: a class defined inside a function or another class has a __qualname__ that names that place too, which is not its name",
         "teaches": WALK,
         "source": """
 def node_counts(tree):
@@ -656,6 +661,7 @@ def node_counts(tree):
     {
         "function": "clip_by_group",
         "misconception": "the norm can be summed in each leaf's own dtype, float16 too",
+        "visible_passes": "only other inputs than the visible tests' show it: A float16 group whose values pass 256 must still be scaled by its true norm: compute each group's norm in float32, as the docstring says, since a float16 square overflows to inf",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
@@ -705,6 +711,7 @@ def clip_by_group(grads, groups, max_norms):
     {
         "function": "clip_by_group",
         "misconception": "a group exactly at its maximum gets clipped too (>= instead of >)",
+        "visible_passes": "only other inputs than the visible tests' show it: A group below its maximum, or exactly at it, must come back as it is, NumPy arrays staying NumPy arrays: only a group whose norm is above its maximum is scaled, not every group by min(1, max_norm / norm)",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
