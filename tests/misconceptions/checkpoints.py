@@ -549,8 +549,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "a migration can fill the template directly, without restore's checks",
-        "visible_passes": "only other inputs than the visible tests' show it: An old path that no rename covers and the template lacks must make migrate raise a ValueError that names it: dropping it would lose a parameter without a word",
-        "teaches": RENAMES,
+        "teaches": "Reread Checkpoints → Migrating an old checkpoint",
         "source": """
 def migrate(flat, renames, template):
     moved = {renames.get(name, name): array for name, array in flat.items()}
@@ -629,8 +628,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "init values go to the device as JAX arrays like the rest of the model",
-        "visible_passes": "only other inputs than the visible tests' show it: Each leaf must be a NumPy array of the template's dtype, the moved arrays and the init values alike: an int64 stays int64, where jnp.asarray would narrow it",
-        "teaches": DTYPES,
+        "teaches": "Reread Checkpoints → Migrating an old checkpoint",
         "source": """
 def migrate(flat, renames, template):
     wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}

@@ -270,8 +270,7 @@ def is_leaf_type(value):
     {
         "function": "is_leaf_type",
         "misconception": "anything iterable, apart from strings, is a container",
-        "visible_passes": "only other inputs than the visible tests' show it: An array is one leaf, even an empty one: JAX does not walk into arrays",
-        "teaches": "Reread Leaves → Containers and leaves",
+        "teaches": "Reread Leaves → The registry",
         "source": """
 import collections.abc
 

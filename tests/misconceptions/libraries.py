@@ -296,7 +296,6 @@ def replace_weight(layers, index, weight):
     {
         "function": "replace_weight",
         "misconception": "the leaf to replace is the one with the new weight's shape",
-        "visible_passes": "only other inputs than the visible tests' show it: The result must be a Sequential whose leaves are the layers' weights and biases in order, with only the chosen layer's weight replaced",
         "teaches": TREE_AT,
         "source": """
 def replace_weight(layers, index, weight):
