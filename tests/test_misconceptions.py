@@ -2,18 +2,22 @@
 
 Every case of ``tests/misconceptions/`` is graded as a learner of its own, all in
 one run of the real CLI (a class folder), so the cases share the grader's start-up.
+The same run says whether each case's visible tests passed, which is what ``check``
+tells the learner: a case that ``check`` passes must say why in its file
+(``"visible_passes"``), its mistake showing only on inputs the visible tests do not give.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections import Counter
 
 import pytest
 
 from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
-from conftest import Graded, grade_with_cli, write_variant
+from conftest import Graded, grade_with_cli, run_cli, write_variant
 
 COURSE = load_course(SOLUTIONS)
 CASES = [
@@ -66,3 +70,72 @@ def test_a_misconception_costs_exactly_its_functions_points(graded_cases, index)
     assert [e["name"] for e in exercises if e is not target and e["score"] != e["max_score"]] == []
     messages = " ".join(test["message"] for test in target["tests"])
     assert case["teaches"] in messages
+
+
+def _target(graded: Graded, index: int) -> dict:
+    """The graded function of case ``index``, as its learner's report gives it."""
+    notebook, case = CASES[index]
+    learner = graded.student(_learner(index))
+    return next(
+        e
+        for e in learner["exercises"]
+        if e["notebook"] == notebook.filename and e["name"] == case["function"]
+    )
+
+
+def _passes_visible_tests(exercise: dict) -> bool:
+    return all(test["visible_passed"] for test in exercise["tests"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "index", range(len(CASES)), ids=[f"{c['function']}: {c['misconception']}" for _, c in CASES]
+)
+def test_check_fails_a_misconception_unless_its_mistake_shows_only_on_other_inputs(
+    graded_cases, index
+):
+    _, case = CASES[index]
+    visible_passes = _passes_visible_tests(_target(graded_cases, index))
+    if "visible_passes" in case:
+        assert visible_passes, "marked visible_passes, but the visible tests fail it: unmark it"
+    else:
+        assert not visible_passes, (
+            "check passes this case and the grade fails it: make the visible tests check the "
+            "mechanism, or say in the case's visible_passes why only other inputs show it"
+        )
+
+
+# A few cases checked by the real ``check`` command too, to show that the report's
+# visible_passed is what ``check`` says: each notebook is the solution but one function.
+CHECKED_BY_THE_COMMAND = (
+    "x and scale are both numbers to compute with, so both are children",
+    "a Python loop over the batches is as good as a scan",
+    "None is a leaf",
+    "the wrong count is an assertion error",
+)
+
+
+def _case_of(misconception: str) -> int:
+    return next(i for i, (_, c) in enumerate(CASES) if c["misconception"] == misconception)
+
+
+def test_the_check_command_is_compared_on_cases_it_passes_and_cases_it_fails():
+    marked = ["visible_passes" in CASES[_case_of(m)][1] for m in CHECKED_BY_THE_COMMAND]
+    assert any(marked) and not all(marked)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("misconception", CHECKED_BY_THE_COMMAND)
+def test_the_reports_visible_passed_is_what_the_check_command_says(
+    graded_cases, misconception, tmp_path
+):
+    index = _case_of(misconception)
+    notebook, case = CASES[index]
+    learner = write_variant(
+        notebook.path, tmp_path / f"{notebook.id}-Copy1.ipynb", {case["function"]: case["source"]}
+    )
+    done = run_cli(
+        "check", learner, env={**os.environ, "PYTREES_PROGRESS": str(tmp_path / "progress.json")}
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert (done.returncode == 0) == _passes_visible_tests(_target(graded_cases, index))

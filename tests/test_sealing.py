@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+import subprocess
+import sys
 import time
 from collections import OrderedDict
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 
-from autograder.author.seal import reference_namespace
+from autograder.author.seal import readable_solution, reference_namespace
 from autograder.learner.probes import probe_results
 from autograder.learner.sealing import SealError, canonical, fingerprint, seal, unseal
+from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
 
 KEY = fingerprint("leaves/count_leaves", [3, [1, 2]])
 
@@ -76,3 +83,59 @@ def test_functions_with_yes_or_no_answers_have_enough_probes_to_resist_guessing(
             results = probe_results(function, namespace)
             if all(isinstance(r, bool) for r in results):
                 assert len(results) >= 24 and len(set(results)) == 2, function.name
+
+
+def _learner_kernel(
+    notebook_id: str, replacements: dict[str, str], call: str, progress: Path
+) -> str:
+    """What ``call`` prints in a learner's kernel that ran the code cells of
+    ``notebook_id`` but its checks and tests, with ``replacements`` (by function name)
+    in place of the reference solutions."""
+    notebook = load_course(SOLUTIONS).notebook(notebook_id)
+    cells = []
+    for cell in nbformat.read(notebook.path, as_version=4).cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or grading.get("grade") or cell.source.startswith("check("):
+            continue
+        name = grading.get("grade_id", "")
+        cells.append(replacements.get(name, readable_solution(cell.source)))
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join([*cells, call])],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTREES_PROGRESS": str(progress)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _misconception(notebook_id: str, misconception: str) -> dict[str, str]:
+    cases = importlib.import_module(f"misconceptions.{notebook_id}").CASES
+    case = next(c for c in cases if c["misconception"] == misconception)
+    return {case["function"]: case["source"]}
+
+
+def test_a_right_solution_opens_its_seal(tmp_path):
+    out = _learner_kernel("aux_data", {}, 'solution("aux_data_demo")', tmp_path / "progress.json")
+    assert "📖 The reference solution of aux_data_demo" in out
+    assert "def aux_data_demo(" in out
+
+
+def test_a_function_with_right_values_but_not_the_idea_stays_locked(tmp_path):
+    wrong = _misconception(
+        "aux_data", "x and scale are both numbers to compute with, so both are children"
+    )
+    out = _learner_kernel("aux_data", wrong, 'solution("aux_data_demo")', tmp_path / "p.json")
+    assert "🔒" in out and "def aux_data_demo(" not in out
+    assert "Reread " in out  # the first failing visible test says what is wrong
+
+
+def test_a_python_loop_in_place_of_a_scan_stays_locked(tmp_path):
+    wrong = _misconception("control_flow", "a Python loop over the batches is as good as a scan")
+    out = _learner_kernel(
+        "control_flow", wrong, 'solution("train_with_scan")', tmp_path / "progress.json"
+    )
+    assert "🔒" in out and "def train_with_scan(" not in out
+    assert "lax.scan" in out

@@ -52,6 +52,12 @@ def test_a_pass_or_a_hidden_failure_tells_something_about_the_hidden_tests():
     assert verdict(lambda x: 2 if x == 1 else 0).hidden is True
 
 
+def test_a_cell_that_stops_in_its_hidden_tests_passed_its_visible_ones():
+    assert verdict(lambda x: 2 if x == 1 else 0).visible_passed is True
+    assert verdict(lambda x: 2 * x).visible_passed is True
+    assert verdict(lambda x: x).visible_passed is False
+
+
 def test_a_hidden_failure_without_a_message_reveals_neither_code_nor_input():
     result = verdict(lambda x: 2 if x == 1 else 0, cell(message=""))
     assert result.message == "A hidden test of f failed."

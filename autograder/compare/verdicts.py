@@ -99,6 +99,12 @@ class Verdict:
     def passed(self) -> bool:
         return self.outcome == "passed"
 
+    @property
+    def visible_passed(self) -> bool:
+        """Whether the cell's visible tests all passed, which is what ``check`` reports:
+        the cell passed, or it stopped inside its hidden tests, which run after them."""
+        return self.passed or self.hidden
+
 
 def run_test_cell(
     test: TestCell, namespace: dict[str, Any], notebook: str, after_hidden: bool = False

@@ -361,7 +361,15 @@ def _crashed(piece: Submission, course: Course, exit_code: int | None) -> Studen
                 name=function.name,
                 max_score=function.points,
                 tests=[
-                    TestResult(test.grade_id, "crashed", 0.0, test.points, message, hidden=False)
+                    TestResult(
+                        test.grade_id,
+                        "crashed",
+                        0.0,
+                        test.points,
+                        message,
+                        hidden=False,
+                        visible_passed=False,
+                    )
                     for test in function.tests
                 ],
             )

@@ -96,6 +96,7 @@ def grade_submission(
                         max_points=test.points,
                         message=clean(verdict.message),
                         hidden=verdict.hidden,
+                        visible_passed=verdict.visible_passed,
                     )
                 )
             graded.tampered = any(t.grade_id in context.tampered for t in function.tests)

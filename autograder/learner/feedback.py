@@ -8,7 +8,8 @@ first hint, and records the result, with the notebook file it came from (see
 ``hint`` shows the opened hints with one more each time, and leaves in the
 notebook's saved outputs a record of how many were opened (:data:`HINT_RECORD`), which
 the instructor's reports count. ``solution`` shows the reference solution, but
-only to a function that already gives the reference's answers (see
+only to a function that passes its visible tests, mechanism checks included, and
+gives the reference's answers on the probes, which make the seal's key (see
 :mod:`autograder.learner.sealing`). While the grader runs a notebook all three are silent,
 so they never change a grade.
 """
@@ -231,8 +232,24 @@ def _show(text: str, record: dict[str, Any]) -> None:
     display({"text/plain": text, HINT_RECORD: record}, raw=True)
 
 
+def _first_visible_failure(function: GradedFunction, namespace: dict[str, Any]) -> str | None:
+    """The message of the first visible test of ``function`` that fails, as ``check`` runs them.
+
+    None when they all pass: the values and the mechanism checks alike.
+    """
+    for test in function.tests:
+        verdict = run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
+        if not verdict.passed:
+            return verdict.message
+    return None
+
+
 def solution(name: str) -> None:
-    """Show the reference solution of ``name``, once the learner's own version is right."""
+    """Show the reference solution of ``name``, once the learner's own version is right.
+
+    Right means: its visible tests pass, run as ``check`` runs them, and its answers
+    on the probes open the seal. A failing visible test is named, and nothing opens.
+    """
     if _grading():
         return
     function = _function(name)
@@ -245,6 +262,10 @@ def solution(name: str) -> None:
     if not _defined(namespace, name):
         return
     locked = f"🔒 The reference solution of {name} opens once your {name} is right."
+    failure = _first_visible_failure(function, namespace)
+    if failure is not None:
+        print(f'{locked} check("{name}") does not pass yet: {failure}')
+        return
     try:
         key = sealing.fingerprint(label(function), probe_results(function, namespace))
         text = sealing.unseal(function.sealed, key)

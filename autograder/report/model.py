@@ -22,7 +22,10 @@ SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 class TestResult:
     """One test cell's result. ``hidden`` is true when the result tells something
     about the cell's hidden tests (see :class:`~autograder.compare.verdicts.Verdict`); a
-    result recorded without it, as in older reports, counts as hidden."""
+    result recorded without it, as in older reports, counts as hidden.
+    ``visible_passed`` says whether the cell's visible tests passed, as ``check``
+    would say: a failed result with it true failed in the hidden tests only. It is
+    None in reports written before it was recorded."""
 
     __test__ = False  # not a pytest test class, despite the name
 
@@ -32,6 +35,7 @@ class TestResult:
     max_points: float
     message: str = ""
     hidden: bool = True
+    visible_passed: bool | None = None
 
 
 NO_NOTEBOOK = "no notebook to grade"

@@ -143,12 +143,14 @@ def aux_data_demo(x, scale):
     {
         "function": "aux_data_demo",
         "misconception": "the scale is best normalised to a float before it goes to aux_data",
+        "visible_passes": "only other inputs than the visible tests' show it: With an int32 x and an int scale the result should be the int32 array JAX gives x * scale: the scale goes into the aux_data as it was given, not converted",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": _scaled(_FLAT, _UNFLAT, "_scaled_values(Scaled(jnp.asarray(x), float(scale)))"),
     },
     {
         "function": "split_static",
         "misconception": "only JAX arrays are arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: NumPy arrays are arrays too: they belong to the dynamic part, never to the static part",
         "teaches": "Reread aux_data → Arrays do not belong in aux_data",
         "source": """
 def split_static(tree):
@@ -160,6 +162,7 @@ def split_static(tree):
     {
         "function": "split_static",
         "misconception": "Python numbers are dynamic because jit can trace them",
+        "visible_passes": "only other inputs than the visible tests' show it: Python numbers, bools and strings are static: only arrays go to the dynamic part",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": """
 def split_static(tree):
@@ -237,6 +240,7 @@ def combine(dynamic, static):
     {
         "function": "combine",
         "misconception": "the dynamic part holds only JAX arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: The dynamic part may hold NumPy arrays too, not only JAX arrays: take whichever part is not None",
         "teaches": "Reread aux_data → Arrays do not belong in aux_data",
         "source": """
 def combine(dynamic, static):
@@ -251,6 +255,7 @@ def combine(dynamic, static):
     {
         "function": "combine",
         "misconception": "the arrays can be handed out in order wherever the static part has None",
+        "visible_passes": "only other inputs than the visible tests' show it: Each position takes its own part's value: where both parts are None the result is None, and an array stays at the position it came from, even after such a None",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def combine(dynamic, static):
@@ -327,6 +332,7 @@ def make_layer(weight, bias, name):
     {
         "function": "make_layer",
         "misconception": "a layer's parameters should always be converted to JAX arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: A bias given as a Python float should stay a Python float: make_layer and LayerParams keep the children as they are given, without converting them",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": _layer(
             "(self.weight, self.bias), self.name",
@@ -370,6 +376,7 @@ def split_static(tree):
     {
         "function": "combine",
         "misconception": "the dynamic part only ever holds arrays, so test for an array",
+        "visible_passes": "only other inputs than the visible tests' show it: Either part may hold any leaf, not only arrays: at each position take the part that is not None, whatever its value is",
         "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def combine(dynamic, static):
@@ -432,6 +439,7 @@ def make_layer(weight, bias, name):
     {
         "function": "make_layer",
         "misconception": "a name is a string, so store str(name)",
+        "visible_passes": "only other inputs than the visible tests' show it: The aux_data must be the name itself, as it is given: a name that is not a string (an int, a tuple) is kept as it is, not turned into a string or wrapped",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": """
 @jax.tree_util.register_pytree_node_class
@@ -482,6 +490,7 @@ def make_layer(weight, bias, name):
     {
         "function": "make_layer",
         "misconception": "a layer's name is case-insensitive, so store it lowercased",
+        "visible_passes": "only other inputs than the visible tests' show it: The aux_data must be the name itself, as it is given: a name that is not a string (an int, a tuple) is kept as it is, not turned into a string or wrapped",
         "teaches": "Reread aux_data → Children and aux_data",
         "source": """
 @jax.tree_util.register_pytree_node_class

@@ -165,6 +165,7 @@ def train_step(params, x, y, lr):
     {
         "function": "mlp_forward",
         "misconception": "a layer's leaves always come out b then w, so unpack them by position",
+        "visible_passes": "only other inputs than the visible tests' show it: With layers given as OrderedDicts, one listing b before w, your forward pass mixed up w and b",
         "teaches": "Reread Capstone: a tiny MLP → The forward pass",
         "source": """
 def mlp_forward(params, x):
@@ -319,6 +320,7 @@ def init_mlp(sizes, seed):
     {
         "function": "momentum_step",
         "misconception": "a walk over lists and dicts covers every optimiser state",
+        "visible_passes": "only other inputs than the visible tests' show it: On trees drawn at random (dicts, lists, tuples, OrderedDicts, namedtuples, a registered node, None and empty containers) your (new_params, new_velocity) differ from what jax.tree.map computes: same structure as params, new_v = beta * v + g, new_p = p - lr * new_v",
         "teaches": "Reread Capstone: a tiny MLP → Momentum: optimiser state is a pytree",
         "source": """
 def momentum_step(params, grads, velocity, lr, beta):

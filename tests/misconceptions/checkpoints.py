@@ -73,6 +73,7 @@ def wrap_keys(flat, template):
     {
         "function": "wrap_keys",
         "misconception": "wrap_key_data checks the data against the template's key",
+        "visible_passes": "only other inputs than the visible tests' show it: The ValueError must name every path whose key data does not fit, as keystr writes it",
         "teaches": KEYS,
         "source": """
 def wrap_keys(flat, template):
@@ -90,6 +91,7 @@ def wrap_keys(flat, template):
     {
         "function": "wrap_keys",
         "misconception": "the first bad key is enough to report",
+        "visible_passes": "only other inputs than the visible tests' show it: The ValueError must name every path whose key data does not fit, as keystr writes it",
         "teaches": KEYS,
         "source": """
 def wrap_keys(flat, template):
@@ -107,6 +109,7 @@ def wrap_keys(flat, template):
     {
         "function": "wrap_keys",
         "misconception": "every key of the template must be in the file, or it is an error here",
+        "visible_passes": "only other inputs than the visible tests' show it: A key path the flat dict lacks is left out, without an error: restore is the one to report missing paths",
         "teaches": KEYS,
         "source": """
 def wrap_keys(flat, template):
@@ -149,6 +152,7 @@ def wrap_keys(flat, template):
     {
         "function": "wrap_keys",
         "misconception": "everything read from a file goes to the device as a JAX array",
+        "visible_passes": "only other inputs than the visible tests' show it: An entry whose template leaf is no key (or that the template lacks) must come back as it is, with its dtype, even when it is uint32 data shaped like a key's: the file cannot tell, only the template can",
         "teaches": KEYS,
         "source": """
 def wrap_keys(flat, template):
@@ -170,6 +174,7 @@ def wrap_keys(flat, template):
     {
         "function": "check_compatible",
         "misconception": "the flat dict's entries come in the order of the template's leaves",
+        "visible_passes": "only other inputs than the visible tests' show it: A flat dict with every path of the template, in another order and with other values, fits: match paths by name, not by position, whatever the containers, and whether the template's leaves are arrays or the ShapeDtypeStructs of jax.eval_shape (which have a shape and a dtype, and no values to convert)",
         "teaches": TEMPLATE,
         "source": """
 def check_compatible(template, flat):
@@ -208,6 +213,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "a JAX array shows the dtype the file holds",
+        "visible_passes": "only other inputs than the visible tests' show it: A flat dict whose arrays have the template's dtypes, int64 and float64 included, fits: compare the NumPy array's own dtype, before any conversion to a JAX array, which would narrow 64 bits to 32",
         "teaches": DTYPES,
         "source": """
 def check_compatible(template, flat):
@@ -228,6 +234,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "matching shapes are enough; the dtype follows",
+        "visible_passes": "only other inputs than the visible tests' show it: A path whose array has the right shape and another dtype must be reported as 'dtype', even when the two dtypes take as many bytes (int32 and float32): compare the NumPy array's dtype itself, before any conversion to a JAX array, which would make a float64 float32",
         "teaches": DTYPES,
         "source": """
 def check_compatible(template, flat):
@@ -244,6 +251,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "templates are nested dicts and lists, so a walk of my own names the paths",
+        "visible_passes": "only other inputs than the visible tests' show it: A flat dict with every path of the template, in another order and with other values, fits: match paths by name, not by position, whatever the containers, and whether the template's leaves are arrays or the ShapeDtypeStructs of jax.eval_shape (which have a shape and a dtype, and no values to convert)",
         "teaches": TEMPLATE,
         "source": """
 def _paths(tree, prefix=""):
@@ -277,6 +285,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "a wrong dtype is the first thing to report",
+        "visible_passes": "only other inputs than the visible tests' show it: A path whose array has another shape than the template's leaf must be reported as 'shape', even when its dtype differs too: the shape is checked first, and the dtype only when the shapes agree",
         "teaches": TEMPLATE,
         "source": """
 def check_compatible(template, flat):
@@ -298,6 +307,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "an array with as many values fits, a reshape away",
+        "visible_passes": "only other inputs than the visible tests' show it: An array with as many values as the template's leaf but another shape does not fit: compare the shapes themselves, not the sizes (a restore does not reshape)",
         "teaches": TEMPLATE,
         "source": """
 def check_compatible(template, flat):
@@ -319,6 +329,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "dtypes of the same byte width read the same bits",
+        "visible_passes": "only other inputs than the visible tests' show it: A path whose array has the right shape and another dtype must be reported as 'dtype', even when the two dtypes take as many bytes (int32 and float32): compare the NumPy array's dtype itself, before any conversion to a JAX array, which would make a float64 float32",
         "teaches": DTYPES,
         "source": """
 def check_compatible(template, flat):
@@ -382,6 +393,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "the template flattens to arrays as the checkpoint does",
+        "visible_passes": "only other inputs than the visible tests' show it: A flat dict with every path of the template, in another order and with other values, fits: match paths by name, not by position, whatever the containers, and whether the template's leaves are arrays or the ShapeDtypeStructs of jax.eval_shape (which have a shape and a dtype, and no values to convert)",
         "teaches": TEMPLATE,
         "source": """
 def check_compatible(template, flat):
@@ -403,6 +415,7 @@ def check_compatible(template, flat):
     {
         "function": "check_compatible",
         "misconception": "a transposed matrix has the same shape, in another order",
+        "visible_passes": "only other inputs than the visible tests' show it: An array with as many values as the template's leaf but another shape does not fit: compare the shapes themselves, not the sizes (a restore does not reshape)",
         "teaches": TEMPLATE,
         "source": """
 def check_compatible(template, flat):
@@ -458,6 +471,7 @@ def restore(flat, template):
     {
         "function": "restore",
         "misconception": "saying that the checkpoint does not fit is enough of an error",
+        "visible_passes": "only other inputs than the visible tests' show it: restore's error must name the missing path and the unexpected one, as keystr writes them, so that a rename shows as both names at once",
         "teaches": RENAMES,
         "source": """
 def restore(flat, template):
@@ -482,6 +496,7 @@ def restore(flat, template):
     {
         "function": "restore",
         "misconception": "only missing paths matter; entries the template lacks are harmless",
+        "visible_passes": "only other inputs than the visible tests' show it: restore's error must name the missing path and the unexpected one, as keystr writes them, so that a rename shows as both names at once",
         "teaches": RENAMES,
         "source": """
 def restore(flat, template):
@@ -507,6 +522,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "old paths the new model does not know can be dropped",
+        "visible_passes": "only other inputs than the visible tests' show it: An old path that no rename covers and the template lacks must make migrate raise a ValueError that names it: dropping it would lose a parameter without a word",
         "teaches": RENAMES,
         "source": """
 def migrate(flat, renames, template):
@@ -520,6 +536,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "only the renamed fields need copying; the template has the rest",
+        "visible_passes": "only other inputs than the visible tests' show it: Each old array must arrive at its new path (renamed) or at its old one (not renamed), looked up by name",
         "teaches": MIGRATION,
         "source": """
 def migrate(flat, renames, template):
@@ -532,7 +549,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "a migration can fill the template directly, without restore's checks",
-        "teaches": RENAMES,
+        "teaches": "Reread Checkpoints → Migrating an old checkpoint",
         "source": """
 def migrate(flat, renames, template):
     moved = {renames.get(name, name): array for name, array in flat.items()}
@@ -562,6 +579,7 @@ def restore(flat, template):
     {
         "function": "migrate",
         "misconception": "a rename that lands on a taken path simply replaces it",
+        "visible_passes": "only other inputs than the visible tests' show it: Two old paths renamed to one new path must make migrate raise a ValueError that names the new path: keeping either array would lose the other without a word",
         "teaches": MIGRATION,
         "source": """
 def migrate(flat, renames, template):
@@ -583,6 +601,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "renames apply one after the other, each on the result of the last",
+        "visible_passes": "only other inputs than the visible tests' show it: Two paths that swap names (a to b and b to a) land on two different paths: the renames apply to the old names all at once, one after the other would lose an array",
         "teaches": MIGRATION,
         "source": """
 def migrate(flat, renames, template):
@@ -609,7 +628,7 @@ def migrate(flat, renames, template):
     {
         "function": "migrate",
         "misconception": "init values go to the device as JAX arrays like the rest of the model",
-        "teaches": DTYPES,
+        "teaches": "Reread Checkpoints → Migrating an old checkpoint",
         "source": """
 def migrate(flat, renames, template):
     wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
@@ -637,6 +656,7 @@ def migrate(flat, renames, template):
     {
         "function": "restore",
         "misconception": "paths come first; shapes and dtypes can wait for the next attempt",
+        "visible_passes": "only other inputs than the visible tests' show it: With a missing path, an unexpected one, a wrong shape and a wrong dtype at once, restore's ValueError must name all four paths, not only the first kind of problem it meets",
         "teaches": RENAMES,
         "source": """
 def restore(flat, template):
@@ -658,6 +678,7 @@ def restore(flat, template):
     {
         "function": "migrate",
         "misconception": "every rename claims its new path, whether or not the old file has the old one",
+        "visible_passes": "only other inputs than the visible tests' show it: A rename whose old path the old file lacks changes nothing, even when its new path is taken: no array moves",
         "teaches": MIGRATION,
         "source": """
 def migrate(flat, renames, template):
@@ -709,6 +730,7 @@ def wrap_keys(flat, template):
     {
         "function": "migrate",
         "misconception": "two renames to one new path collide even when flat lacks one of the old paths",
+        "visible_passes": "only other inputs than the visible tests' show it: Two renames onto one new path collide only when the old file holds both old paths: a rename whose old path the file lacks changes nothing, so it cannot collide",
         "teaches": MIGRATION,
         "source": """
 def migrate(flat, renames, template):

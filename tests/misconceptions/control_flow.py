@@ -95,6 +95,7 @@ def tree_cumsum(tree):
     {
         "function": "tree_cumsum",
         "misconception": "a float32 accumulator is safe for int leaves too",
+        "visible_passes": "only other inputs than the visible tests' show it: On an int32 leaf whose sums pass 2**24 your running sums are off: an int leaf's total stays in its own int dtype, since float32 holds integers exactly only up to 2**24",
         "teaches": ACCUMULATORS,
         "source": """
 def tree_cumsum(tree):
@@ -127,6 +128,7 @@ def tree_cumsum(tree):
     {
         "function": "tree_cumsum",
         "misconception": "only bfloat16 needs a wider accumulator, float16 is precise enough",
+        "visible_passes": "only other inputs than the visible tests' show it: On a long float16 leaf your running sums stall or drift: a total kept in float16 rounds away what each row adds",
         "teaches": ACCUMULATORS,
         "source": """
 def tree_cumsum(tree):
@@ -260,6 +262,7 @@ def update_if_finite(params, grads, lr):
     {
         "function": "update_if_finite",
         "misconception": "a finite sum of the gradients means every gradient is finite",
+        "visible_passes": "only other inputs than the visible tests' show it: Gradients whose every element is finite must give the update, however large they are",
         "teaches": BRANCHES,
         "source": """
 @jax.jit
@@ -276,6 +279,7 @@ def update_if_finite(params, grads, lr):
     {
         "function": "update_if_finite",
         "misconception": "checking the first leaf tells whether the gradient is finite",
+        "visible_passes": "only other inputs than the visible tests' show it: One infinite element in one leaf, the last one included, makes the whole step skipped: params come back unchanged, as the same tree",
         "teaches": BRANCHES,
         "source": """
 @jax.jit
@@ -303,6 +307,7 @@ def update_if_finite(params, grads, lr):
     {
         "function": "update_if_finite",
         "misconception": "a strong float32 learning rate is harmless",
+        "visible_passes": "only other inputs than the visible tests' show it: update_if_finite stopped with TypeError on parameters with bfloat16 leaves",
         "teaches": BRANCHES,
         "source": """
 @jax.jit
@@ -443,6 +448,7 @@ def apply_update(kind, params, grads, lr):
     {
         "function": "apply_update",
         "misconception": "g / |g| is the sign of the gradient",
+        "visible_passes": "only other inputs than the visible tests' show it: Update 1 must be sign descent, p - lr * sign(g), a zero gradient leaving its element unchanged, leaf by leaf, keeping the parameters' structure, shapes and dtypes (a bfloat16 leaf stays bfloat16)",
         "teaches": BRANCHES,
         "source": """
 @jax.jit

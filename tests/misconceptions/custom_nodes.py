@@ -217,6 +217,7 @@ def unflatten_linear(aux_data, children):
     {
         "function": "make_linear",
         "misconception": "__init__ may convert its arguments to float32 arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: weights and bias are kept as they are given, containers included (their leaves become the node's leaves): neither make_linear nor __init__ converts or checks them",
         "teaches": "Reread Custom nodes → Keep the constructor plain",
         "source": """
 class LinearParams:
@@ -237,6 +238,7 @@ def unflatten_linear(aux_data, children):
     {
         "function": "make_polynomial",
         "misconception": "__init__ may convert its arguments with jnp.asarray",
+        "visible_passes": "only other inputs than the visible tests' show it: A list of coefficients must be kept as given (three numbers, three leaves): __init__ must not convert or check its arguments, since JAX also calls it with tracers and None",
         "teaches": "Reread Custom nodes → Keep the constructor plain",
         "source": _polynomial(
             "        self.coeffs = jnp.asarray(coeffs)\n        self.var = var\n",
@@ -247,6 +249,7 @@ def unflatten_linear(aux_data, children):
     {
         "function": "make_polynomial",
         "misconception": "__init__ should reject missing coefficients with a clear error",
+        "visible_passes": "only other inputs than the visible tests' show it: Polynomial's __init__ must accept anything as coefficients and only store it: jax.jacobian rebuilds your node around None, and any code may rebuild it around placeholder objects",
         "teaches": "Reread Custom nodes → Keep the constructor plain",
         "source": _polynomial(
             "        if coeffs is None:\n"
@@ -278,6 +281,7 @@ def unflatten_linear(aux_data, children):
     {
         "function": "make_polynomial",
         "misconception": "make_polynomial should hand Polynomial a JAX array",
+        "visible_passes": "only other inputs than the visible tests' show it: A list of coefficients must be kept as given (three numbers, three leaves): __init__ must not convert or check its arguments, since JAX also calls it with tracers and None",
         "teaches": "Reread Custom nodes → Keep the constructor plain",
         "source": _polynomial(
             _PLAIN_INIT,
@@ -413,6 +417,7 @@ def make_train_state(params, step, name):
     {
         "function": "make_train_state",
         "misconception": "the step should be made a JAX array so that jit can trace it",
+        "visible_passes": "only other inputs than the visible tests' show it: step must be kept as it is given (a Python int stays an int): make_train_state only builds the TrainState",
         "teaches": "Reread Custom nodes → register_dataclass",
         "source": _train_state(
             "    jax.tree_util.register_dataclass(\n"
@@ -424,6 +429,7 @@ def make_train_state(params, step, name):
     {
         "function": "make_polynomial",
         "misconception": "tree_unflatten may ignore the aux_data: the variable is always 'x' in the examples",
+        "visible_passes": "only other inputs than the visible tests' show it: A Polynomial rebuilt by JAX, as jit, grad and jax.tree.map rebuild it, lost its var or its coefficients, or wrapped them: tree_unflatten must build the node back from the aux_data and the one child it is given, the first item of the children",
         "teaches": "Reread Custom nodes → A Polynomial with a static var",
         "source": """
 @jax.tree_util.register_pytree_node_class
@@ -450,6 +456,7 @@ def make_polynomial(coeffs, var):
     {
         "function": "make_linear",
         "misconception": "make_linear should turn every leaf of the weights into an array",
+        "visible_passes": "only other inputs than the visible tests' show it: On inputs drawn at random (weights holding dicts, lists, tuples, OrderedDicts, namedtuples, a registered node, None, and subclasses of list, tuple and dict, which are leaves) the leaves were not those of weights followed by those of bias, kept as given",
         "teaches": "Reread Custom nodes → Registering a class",
         "source": _LINEAR_REGISTERED
         + """
@@ -461,6 +468,7 @@ def make_linear(weights, bias):
     {
         "function": "make_polynomial",
         "misconception": "store coeffs as a tuple, an immutable copy is safer",
+        "visible_passes": "only other inputs than the visible tests' show it: A list of coefficients must stay a list, the very container given: __init__ only stores its arguments, without converting them (to a tuple, an array...)",
         "teaches": "Reread Custom nodes → Keep the constructor plain",
         "source": _POLYNOMIAL_CELL.format(
             init="self.coeffs = tuple(coeffs) if isinstance(coeffs, list) else coeffs",
@@ -470,6 +478,7 @@ def make_linear(weights, bias):
     {
         "function": "make_polynomial",
         "misconception": "what JAX hands tree_unflatten should be made an array again",
+        "visible_passes": "only other inputs than the visible tests' show it: A Polynomial rebuilt by JAX, as jit, grad and jax.tree.map rebuild it, lost its var or its coefficients, or wrapped them: tree_unflatten must build the node back from the aux_data and the one child it is given, the first item of the children",
         "teaches": "Reread Custom nodes → A Polynomial with a static var",
         "source": _POLYNOMIAL_CELL.format(
             init="self.coeffs = coeffs", unflatten="cls(jnp.asarray(children[0]), aux_data)"

@@ -17,6 +17,7 @@ def zeros_from_shapes(shapes):
     {
         "function": "zeros_from_shapes",
         "misconception": "every tuple is a shape",
+        "visible_passes": "only other inputs than the visible tests' show it: A tuple that holds shapes (such as a layer's (weight, bias) pair) is a container, not a shape: only a tuple of ints is a shape",
         "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def zeros_from_shapes(shapes):
@@ -75,6 +76,7 @@ def fill_none(tree, value):
     {
         "function": "fill_none",
         "misconception": "empty containers are None too",
+        "visible_passes": "only other inputs than the visible tests' show it: Only None is replaced: 0, False, '' and empty containers are not None and stay as they were",
         "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
@@ -87,6 +89,7 @@ def fill_none(tree, value):
     {
         "function": "fill_none",
         "misconception": "x == None is the same test as x is None",
+        "visible_passes": "only other inputs than the visible tests' show it: fill_none stopped with ValueError on a tree that holds an array",
         "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
@@ -160,6 +163,7 @@ def leaf_keys(d):
     {
         "function": "zeros_from_shapes",
         "misconception": "a list of ints describes a shape as well as a tuple does",
+        "visible_passes": "only other inputs than the visible tests' show it: An empty list is a container with no shapes in it, and stays an empty list: only a tuple whose items are all ints is a shape, () included",
         "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def is_shape(node):
@@ -185,6 +189,7 @@ def leaf_keys(d):
     {
         "function": "fill_none",
         "misconception": "is_leaf=lambda x: x is None is enough; the function can test falsiness",
+        "visible_passes": "only other inputs than the visible tests' show it: fill_none stopped with ValueError on a tree that holds an array",
         "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
@@ -194,6 +199,7 @@ def fill_none(tree, value):
     {
         "function": "fill_none",
         "misconception": "a subclass of list or dict is a leaf, so an OrderedDict is one too",
+        "visible_passes": "only other inputs than the visible tests' show it: Arrays stay as they were and each None becomes the value",
         "teaches": "Reread Gotchas → None is not a leaf",
         "source": """
 def fill_none(tree, value):
@@ -222,6 +228,7 @@ def leaf_keys(d):
     {
         "function": "leaf_keys",
         "misconception": "an empty list subclass has no leaves, like []",
+        "visible_passes": "only other inputs than the visible tests' show it: A subclass of list, tuple or dict is one leaf to JAX, empty or not, whatever it holds: only the exact built-in types are containers",
         "teaches": "Reread Leaves → Subclasses are leaves",
         "source": """
 def leaf_keys(d):

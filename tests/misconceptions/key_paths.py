@@ -86,6 +86,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "every named key is a dict key",
+        "visible_passes": "only other inputs than the visible tests' show it: A namedtuple field named b is a bias too: its key is a GetAttrKey, whose name is in .name, and keystr writes it .b, not ['b']",
         "teaches": "Reread Key paths → The key types",
         "source": """
 def weight_decay_mask(params):
@@ -101,6 +102,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "the path's text can be searched like a name",
+        "visible_passes": "only other inputs than the visible tests' show it: A leaf whose path text merely contains or ends with the letter b is not a bias: compare the whole name of the last key, not the text of the path",
         "teaches": "Reread Key paths → Mapping with paths",
         "source": """
 def weight_decay_mask(params):
@@ -116,6 +118,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "only the last key of the path matters",
+        "visible_passes": "only other inputs than the visible tests' show it: A leaf inside a normalisation layer is not decayed even when its own key does not mention norm: look at every key on the path, not only the last one, and ignore case",
         "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def weight_decay_mask(params):
@@ -212,6 +215,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "the separator is always a slash",
+        "visible_passes": "only other inputs than the visible tests' show it: Split the keys on the sep you are given, not always on a slash",
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
@@ -244,6 +248,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "a numeric part was a list index",
+        "visible_passes": "only other inputs than the visible tests' show it: Every container in the result is a dict and every part stays a string: the text cannot tell whether a part like 0 was a list position or a dict key",
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
@@ -342,6 +347,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "a bias is any key that starts with b",
+        "visible_passes": "only other inputs than the visible tests' show it: Only a last key named exactly b or bias marks a bias: a key that merely contains bias, or a bias earlier on the path, names something else",
         "teaches": "Reread Key paths → Mapping with paths",
         "source": """
 def weight_decay_mask(params):
@@ -377,6 +383,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "leaves should be stored as NumPy arrays",
+        "visible_passes": "only other inputs than the visible tests' show it: Leaves must be kept as they are: a string stays a string, a number a number, and an array keeps its dtype",
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def flatten_to_dict(tree, sep="/"):
@@ -389,6 +396,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "empty parts of a key are noise and can be dropped",
+        "visible_passes": 'only other inputs than the visible tests\' show it: Every part of a split key is kept, an empty one included: the empty string is a dict key like any other (flatten_to_dict writes a key "" as an empty part)',
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
@@ -407,6 +415,7 @@ def unflatten_from_dict(flat, sep="/"):
     {
         "function": "unflatten_from_dict",
         "misconception": "a level whose parts are 0, 1, ... was a list",
+        "visible_passes": "only other inputs than the visible tests' show it: Every container in the result is a dict and every part stays a string: the text cannot tell whether a part like 0 was a list position or a dict key",
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def unflatten_from_dict(flat, sep="/"):
@@ -456,6 +465,7 @@ def weight_decay_mask(params):
     {
         "function": "weight_decay_mask",
         "misconception": "dict keys are always strings",
+        "visible_passes": "only other inputs than the visible tests' show it: Dict keys need not be strings: an int key's DictKey holds the int, which has no .lower()",
         "teaches": "Reread Key paths → The key types",
         "source": """
 def key_name(key):
@@ -481,6 +491,7 @@ def weight_decay_mask(params):
     {
         "function": "leaf_paths",
         "misconception": "every key is a DictKey, a GetAttrKey or a SequenceKey",
+        "visible_passes": "only other inputs than the visible tests' show it: On a tree drawn at random (dicts with unsorted keys, lists, tuples, OrderedDicts, namedtuples, a registered node, None, empty containers, and subclasses of list, tuple and dict, which are leaves) your paths differ from JAX's: keystr of each path that jax.tree.leaves_with_path gives, in its order",
         "teaches": "Reread Key paths → Leaves with their paths",
         "source": """
 def leaf_paths(tree):
@@ -497,6 +508,7 @@ def leaf_paths(tree):
     {
         "function": "flatten_to_dict",
         "misconception": "a key's name is in .key, .name or .idx",
+        "visible_passes": "only other inputs than the visible tests' show it: On a tree drawn at random (dicts with unsorted keys, lists, tuples, OrderedDicts, namedtuples, a node registered without keys, None, empty containers, and subclasses of list, tuple and dict, which are leaves) your dict differs from JAX's paths: keystr(path, simple=True, separator=sep) for each pair of jax.tree.leaves_with_path, in its order, each leaf kept as it is",
         "teaches": "Reread Key paths → Paths as strings: keystr",
         "source": """
 def flatten_to_dict(tree, sep="/"):
@@ -516,6 +528,7 @@ def flatten_to_dict(tree, sep="/"):
     {
         "function": "flatten_to_dict",
         "misconception": "NumPy arrays should become JAX arrays in the flat dict",
+        "visible_passes": "only other inputs than the visible tests' show it: Leaves must be kept as they are: a string stays a string, a number a number, and an array keeps its dtype",
         "teaches": "Reread Key paths → Flat dicts and back",
         "source": """
 def flatten_to_dict(tree, sep="/"):

@@ -8,6 +8,7 @@ CASES = [
     {
         "function": "count_leaves",
         "misconception": "None is a leaf",
+        "visible_passes": "only other inputs than the visible tests' show it: By default None is a node with no children, not a leaf: it adds nothing to the count",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -17,6 +18,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "an array is a container of its numbers",
+        "visible_passes": "only other inputs than the visible tests' show it: An array is one leaf, however many numbers it holds: JAX does not look inside it",
         "teaches": "Reread Leaves → Containers and leaves",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -44,6 +46,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "an OrderedDict is sorted like any dict",
+        "visible_passes": "only other inputs than the visible tests' show it: An OrderedDict is not sorted like a dict: it keeps its insertion order",
         "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
@@ -61,6 +64,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "a namedtuple is a leaf",
+        "visible_passes": "only other inputs than the visible tests' show it: A namedtuple is a registered container: its fields are visited in order",
         "teaches": "Reread Leaves → The registry",
         "source": """
 def leaves_in_order(tree):
@@ -98,6 +102,7 @@ def is_leaf_type(value):
     {
         "function": "is_leaf_type",
         "misconception": "a value with exactly one leaf is a leaf",
+        "visible_passes": "only other inputs than the visible tests' show it: A container that holds a single leaf is still a container, not a leaf",
         "teaches": "Reread Leaves → Containers and leaves",
         "source": """
 def is_leaf_type(value):
@@ -123,6 +128,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "the Nones can be counted by hand and added to JAX's count, no need for is_leaf",
+        "visible_passes": "only other inputs than the visible tests' show it: With none_is_leaf=True a None inside a registered node counts too: let JAX walk the tree, and tell it with is_leaf to stop at each None",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def _nones(tree):
@@ -143,6 +149,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "the Nones show in the printed tree, so counting 'None' in its text adds them",
+        "visible_passes": "only other inputs than the visible tests' show it: With none_is_leaf=True only the None values add a leaf each; every other leaf, strings included, counts once as always",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -153,6 +160,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "none_is_leaf makes every childless node a leaf, empty containers too",
+        "visible_passes": "only other inputs than the visible tests' show it: With none_is_leaf=True each None counts as one leaf and nothing else changes: empty containers still add nothing",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -165,6 +173,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "count_leaves",
         "misconception": "sets and ranges are collections, so JAX walks into them like lists",
+        "visible_passes": "only other inputs than the visible tests' show it: Only registered types are containers: sets, ranges and objects of unregistered classes are one leaf each, whatever they hold",
         "teaches": "Reread Leaves → The registry",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -208,6 +217,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "sorting dict keys by their text avoids the mixed-key error and gives the same order",
+        "visible_passes": "only other inputs than the visible tests' show it: Dict keys are sorted as they are, numbers as numbers, not as the text they print as",
         "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
@@ -228,6 +238,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "sets and ranges are containers like lists, so their items are the leaves",
+        "visible_passes": "only other inputs than the visible tests' show it: Only registered types are containers: sets, ranges and objects of unregistered classes are leaves, kept whole",
         "teaches": "Reread Leaves → The registry",
         "source": """
 def leaves_in_order(tree):
@@ -259,7 +270,7 @@ def is_leaf_type(value):
     {
         "function": "is_leaf_type",
         "misconception": "anything iterable, apart from strings, is a container",
-        "teaches": "Reread Leaves → Containers and leaves",
+        "teaches": "Reread Leaves → The registry",
         "source": """
 import collections.abc
 
@@ -275,6 +286,7 @@ def is_leaf_type(value):
     {
         "function": "leaves_in_order",
         "misconception": "isinstance checks: subclasses of list/tuple/dict are containers",
+        "visible_passes": "only other inputs than the visible tests' show it: JAX registers containers by exact type: an instance of a subclass of list, tuple or dict is one leaf, kept whole, not walked into (compare types with `is`, not isinstance)",
         "teaches": "Reread Leaves → Subclasses are leaves",
         "source": """
 def leaves_in_order(tree):
@@ -302,6 +314,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "only a plain dict is sorted; defaultdict keeps insertion order",
+        "visible_passes": "only other inputs than the visible tests' show it: A defaultdict is a dict to JAX: its values come in sorted key order, not insertion order",
         "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
@@ -330,6 +343,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "empty things (falsy values) have no leaves, like None and []",
+        "visible_passes": "only other inputs than the visible tests' show it: A leaf that is zero, empty or false is still a leaf: only None and empty containers give nothing",
         "teaches": "Reread Leaves → Empty containers",
         "source": """
 def leaves_in_order(tree):
@@ -360,6 +374,7 @@ def leaves_in_order(tree):
     {
         "function": "is_leaf_type",
         "misconception": "a leaf is a value whose only leaf equals it (== comparison)",
+        "visible_passes": "only other inputs than the visible tests' show it: An array is one leaf, even an empty one: JAX does not walk into arrays",
         "teaches": "Reread Leaves → Containers and leaves",
         "source": """
 def is_leaf_type(value):
@@ -370,6 +385,7 @@ def is_leaf_type(value):
     {
         "function": "count_leaves",
         "misconception": "every None shows in the tree's text, so count the word None",
+        "visible_passes": "only other inputs than the visible tests' show it: With none_is_leaf=True only the None values add a leaf each; every other leaf, strings included, counts once as always",
         "teaches": "Reread Leaves → None is a node",
         "source": """
 def count_leaves(tree, *, none_is_leaf=False):
@@ -380,6 +396,7 @@ def count_leaves(tree, *, none_is_leaf=False):
     {
         "function": "leaves_in_order",
         "misconception": "any tuple, namedtuple or not, is walked into",
+        "visible_passes": "only other inputs than the visible tests' show it: JAX registers containers by exact type: an instance of a subclass of list, tuple or dict is one leaf, kept whole, not walked into (compare types with `is`, not isinstance)",
         "teaches": "Reread Leaves → Subclasses are leaves",
         "source": """
 def leaves_in_order(tree):
@@ -399,6 +416,7 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "everything iterable but a string is a container",
+        "visible_passes": "only other inputs than the visible tests' show it: Only registered types are containers: sets, ranges and objects of unregistered classes are leaves, kept whole",
         "teaches": "Reread Leaves → The registry",
         "source": """
 def leaves_in_order(tree):

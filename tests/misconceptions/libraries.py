@@ -393,6 +393,7 @@ def frozen_sgd_step(depth, frozen):
     {
         "function": "adam_state_bf16_mu",
         "misconception": "the gradients should be bfloat16 too, to match mu",
+        "visible_passes": "only other inputs than the visible tests' show it: nu must be the float32 average of the squared gradients as given: mu_dtype decides the dtype Optax keeps mu in, and casting the gradients to bfloat16 first rounds them, which shows in nu",
         "teaches": MAPPING,
         "source": """
 def adam_state_bf16_mu(params, grads):

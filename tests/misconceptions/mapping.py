@@ -54,6 +54,7 @@ def ones_from_shapes(shapes):
     {
         "function": "ones_from_shapes",
         "misconception": "any sequence of ints is a shape, so an empty list is the scalar shape",
+        "visible_passes": "only other inputs than the visible tests' show it: None and empty containers hold no shape: they come back as they were",
         "teaches": "Reread Mapping → Mapping over one tree",
         "source": """
 def ones_from_shapes(shapes):
@@ -204,6 +205,7 @@ def global_norm(tree):
     {
         "function": "global_norm",
         "misconception": "jnp.linalg.norm(leaf, 2) is a leaf's L2 norm whatever its shape",
+        "visible_passes": "only other inputs than the visible tests' show it: Every number of a 2-D leaf counts once, squared, as if the leaf were flattened: the global norm is not a matrix norm such as the largest singular value",
         "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):
@@ -360,6 +362,7 @@ def unstack(tree):
     {
         "function": "sgd_update",
         "misconception": "a frozen parameter is one whose gradient is zero",
+        "visible_passes": "only other inputs than the visible tests' show it: A frozen parameter comes back unchanged, the very value it was: an int32 array stays int32 and a Python number stays a Python number",
         "teaches": "Reread Mapping → The first tree is a prefix",
         "source": """
 def sgd_update(params, grads, lr):
@@ -374,6 +377,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "sgd_update",
         "misconception": "p -= lr * g inside the map is harmless",
+        "visible_passes": "only other inputs than the visible tests' show it: Each updated parameter is a new value, p - lr * g, with the dtype that expression gives (NumPy float32 minus float64 is float64)",
         "teaches": "Reread Mapping → An SGD step",
         "source": """
 def sgd_update(params, grads, lr):
@@ -419,6 +423,7 @@ def global_norm(tree):
     {
         "function": "global_norm",
         "misconception": "squares can be summed in the leaf's own dtype (ints included)",
+        "visible_passes": "only other inputs than the visible tests' show it: Every number is squared and summed as a float32, an int leaf's too: summed as int32, squares past 46341 squared overflow and the norm comes out wrong",
         "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):
@@ -429,6 +434,7 @@ def global_norm(tree):
     {
         "function": "stack",
         "misconception": "after transposing, every list in the tree is one group of leaves to stack",
+        "visible_passes": "only other inputs than the visible tests' show it: The result should have the structure of each input tree, namedtuples, None and empty containers included",
         "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def stack(trees):
@@ -457,6 +463,7 @@ def stack(trees):
     {
         "function": "unstack",
         "misconception": "split along the first axis then squeeze removes just that axis",
+        "visible_passes": "only other inputs than the visible tests' show it: Tree i holds leaf[i] itself: a NumPy leaf gives NumPy slices with its own dtype (converting it to a JAX array first turns float64 into float32), and only the first axis goes",
         "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def unstack(tree):
@@ -467,6 +474,7 @@ def unstack(tree):
     {
         "function": "unstack",
         "misconception": "leaves should be converted to JAX arrays before slicing",
+        "visible_passes": "only other inputs than the visible tests' show it: Tree i holds leaf[i] itself: a NumPy leaf gives NumPy slices with its own dtype (converting it to a JAX array first turns float64 into float32), and only the first axis goes",
         "teaches": "Reread Mapping → Transposing a list of trees",
         "source": """
 def unstack(tree):
@@ -477,6 +485,7 @@ def unstack(tree):
     {
         "function": "ones_from_shapes",
         "misconception": "a shape is a tuple whose first item is an int",
+        "visible_passes": "only other inputs than the visible tests' show it: A namedtuple whose items are all ints is a tuple of ints, so it is a shape: it gives one array",
         "teaches": "Reread Mapping → The tree-of-shapes trap",
         "source": """
 def ones_from_shapes(shapes):
@@ -489,6 +498,7 @@ def ones_from_shapes(shapes):
     {
         "function": "sgd_update",
         "misconception": "the update can be written with jnp so every parameter becomes a JAX array",
+        "visible_passes": "only other inputs than the visible tests' show it: A frozen parameter comes back unchanged, the very value it was: an int32 array stays int32 and a Python number stays a Python number",
         "teaches": "Reread Mapping → The first tree is a prefix",
         "source": """
 def sgd_update(params, grads, lr):
@@ -498,6 +508,7 @@ def sgd_update(params, grads, lr):
     {
         "function": "global_norm",
         "misconception": "square in the leaf's dtype, then add the totals as floats",
+        "visible_passes": "only other inputs than the visible tests' show it: Every number is squared and summed as a float32, an int leaf's too: summed as int32, squares past 46341 squared overflow and the norm comes out wrong",
         "teaches": "Reread Mapping → Reducing a tree",
         "source": """
 def global_norm(tree):

@@ -340,6 +340,7 @@ def train_schedule(params, grads, lrs):
     {
         "function": "freeze_config",
         "misconception": "sorting a list too makes configs comparable",
+        "visible_passes": "only other inputs than the visible tests' show it: Two configs that differ (in a container's kind, or a list's order) must freeze to different values, or jit would run one of them with the program compiled for the other",
         "teaches": COMPARED,
         "source": _freeze(
             f'("dict", {SORTED_PAIRS})',
@@ -350,6 +351,7 @@ def train_schedule(params, grads, lrs):
     {
         "function": "freeze_config",
         "misconception": "a tuple is hashable already and needs no freezing",
+        "visible_passes": "only other inputs than the visible tests' show it: On a config drawn at random your result differs from each container as the name of its kind and a tuple of its frozen contents, a dict's pairs sorted by key",
         "teaches": COMPARED,
         "source": _freeze(f'("dict", {SORTED_PAIRS})', f'("list", {ITEMS})', '("tuple", config)'),
     },

@@ -35,6 +35,7 @@ def same_structure(a, b):
     {
         "function": "same_structure",
         "misconception": "trees that jax.tree.map accepts together have the same structure",
+        "visible_passes": "only other inputs than the visible tests' show it: Being able to map over both trees is not having the same structure: the first may only be a prefix of the second",
         "teaches": "Reread Structure → Comparing structures",
         "source": """
 def same_structure(a, b):
@@ -48,6 +49,7 @@ def same_structure(a, b):
     {
         "function": "replace_leaves",
         "misconception": "new leaves go into a dict in insertion order",
+        "visible_passes": "only other inputs than the visible tests' show it: New leaves go in flattening order, and a dict flattens in sorted key order, not insertion order",
         "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def replace_leaves(tree, leaves):
@@ -70,6 +72,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "replace_leaves",
         "misconception": "rebuilding by hand with plain tuples and dicts keeps the structure",
+        "visible_passes": "only other inputs than the visible tests' show it: The containers are kept as they were: a namedtuple stays that namedtuple, an OrderedDict keeps its order",
         "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def replace_leaves(tree, leaves):
@@ -104,6 +107,7 @@ def tree_ravel(tree):
     {
         "function": "tree_ravel",
         "misconception": "a leaf's entries can go in any order, column by column too",
+        "visible_passes": "only other inputs than the visible tests' show it: The leaves go in flattening order: a dict's values in sorted key order, not insertion order, each leaf row by row",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
@@ -167,6 +171,7 @@ def same_structure(a, b):
     {
         "function": "same_structure",
         "misconception": "None holds nothing, so it may as well be a leaf when comparing",
+        "visible_passes": "only other inputs than the visible tests' show it: None is a node with no children, not a leaf: a None and a leaf in the same place are different structures",
         "teaches": "Reread Structure → Counting leaves and nodes",
         "source": """
 def same_structure(a, b):
@@ -177,6 +182,7 @@ def same_structure(a, b):
     {
         "function": "replace_leaves",
         "misconception": "mapping over the tree and taking the next new leaf each time is unflatten",
+        "visible_passes": "only other inputs than the visible tests' show it: A list with the wrong number of leaves, too few or too many, must raise a ValueError, as jax.tree.unflatten does: a mistake in the count is caught at once",
         "teaches": "Reread Structure → What unflatten checks",
         "source": """
 def replace_leaves(tree, leaves):
@@ -187,6 +193,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "replace_leaves",
         "misconception": "the new leaves should be flattened too, to be safe",
+        "visible_passes": "only other inputs than the visible tests' show it: Each item of the new list is one leaf, whatever it is, a tuple or None too: put it in place as it is, without taking it apart",
         "teaches": "Reread Structure → What unflatten checks",
         "source": """
 def replace_leaves(tree, leaves):
@@ -196,6 +203,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "replace_leaves",
         "misconception": "extra leaves are harmless: take as many as the treedef needs",
+        "visible_passes": "only other inputs than the visible tests' show it: A list with the wrong number of leaves, too few or too many, must raise a ValueError, as jax.tree.unflatten does: a mistake in the count is caught at once",
         "teaches": "Reread Structure → What unflatten checks",
         "source": """
 def replace_leaves(tree, leaves):
@@ -206,6 +214,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "replace_leaves",
         "misconception": "a careful hand-written rebuild of the built-in containers is as good as the treedef",
+        "visible_passes": "only other inputs than the visible tests' show it: An object of a class registered as a pytree node is a node: it stays an object of that class, with the new leaves as its children",
         "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def replace_leaves(tree, leaves):
@@ -235,6 +244,7 @@ def replace_leaves(tree, leaves):
     {
         "function": "tree_ravel",
         "misconception": "the first leaf's dtype is the vector's dtype",
+        "visible_passes": "only other inputs than the visible tests' show it: A Python number counts with the dtype jnp.asarray gives it, int32 for an int, as ravel_pytree does: a Python int with an int8 array gives int32, not int8",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
@@ -248,6 +258,7 @@ def tree_ravel(tree):
     {
         "function": "tree_ravel",
         "misconception": "walking the built-in containers by hand finds the same leaves as JAX",
+        "visible_passes": "only other inputs than the visible tests' show it: An object of a class registered as a pytree node is a node: its children's numbers go in, in JAX's flattening order",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def _leaves(tree):
@@ -273,6 +284,7 @@ def tree_ravel(tree):
     {
         "function": "tree_unravel",
         "misconception": "ravel_pytree's unravel inverts any vector, whatever its dtype",
+        "visible_passes": "only other inputs than the visible tests' show it: Each leaf gets its own dtype back whatever the vector's dtype, also when all the leaves share one dtype that is not the vector's",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 from jax.flatten_util import ravel_pytree
@@ -300,6 +312,7 @@ def tree_unravel(like, vector):
     {
         "function": "tree_unravel",
         "misconception": "a leaf with one entry is a scalar, so take vector[start] for it",
+        "visible_passes": "only other inputs than the visible tests' show it: Each leaf gets its own shape back, a leaf of one entry too: it stays an array of shape (1,), not a scalar",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_unravel(like, vector):
@@ -318,6 +331,7 @@ def tree_unravel(like, vector):
     {
         "function": "tree_unravel",
         "misconception": "rebuilding the built-in containers by hand is as good as the treedef",
+        "visible_passes": "only other inputs than the visible tests' show it: An object of a class registered as a pytree node stays an object of that class, None kept: rebuild with like's treedef, which knows the class",
         "teaches": "Reread Structure → Flatten and unflatten",
         "source": """
 def tree_unravel(like, vector):
@@ -346,6 +360,7 @@ def tree_unravel(like, vector):
     {
         "function": "tree_ravel",
         "misconception": "jnp.concatenate handles every tree, the empty one included",
+        "visible_passes": "only other inputs than the visible tests' show it: A tree without leaves ravels to an empty float32 vector, as ravel_pytree gives",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
@@ -356,6 +371,7 @@ def tree_ravel(tree):
     {
         "function": "tree_ravel",
         "misconception": "NumPy's promotion rules are the same as JAX's",
+        "visible_passes": "only other inputs than the visible tests' show it: The dtype is the one JAX promotes the leaves to, not NumPy's: JAX promotes int32 and float16 to float16, NumPy to float64",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_ravel(tree):
@@ -368,6 +384,7 @@ def tree_ravel(tree):
     {
         "function": "tree_unravel",
         "misconception": "round floats before converting them to an int dtype",
+        "visible_passes": "only other inputs than the visible tests' show it: A float piece going back to an int leaf is converted as astype converts, truncated toward zero, not rounded: the vector's numbers are not changed on the way",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_unravel(like, vector):
@@ -385,6 +402,7 @@ def tree_unravel(like, vector):
     {
         "function": "tree_unravel",
         "misconception": "a leaf's size is np.prod(leaf.shape)",
+        "visible_passes": "only other inputs than the visible tests' show it: A 0-d leaf (shape ()) takes one entry of the vector, leaf.size is 1, and comes back with shape (); the next leaf starts after it",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_unravel(like, vector):
@@ -400,6 +418,7 @@ def tree_unravel(like, vector):
     {
         "function": "replace_leaves",
         "misconception": "the wrong count is an assertion error",
+        "visible_passes": "only other inputs than the visible tests' show it: A list with the wrong number of leaves, too few or too many, must raise a ValueError, as jax.tree.unflatten does: a mistake in the count is caught at once",
         "teaches": "Reread Structure → What unflatten checks",
         "source": """
 def replace_leaves(tree, leaves):
@@ -423,6 +442,7 @@ def tree_ravel(tree):
     {
         "function": "tree_unravel",
         "misconception": "the pieces keep the vector's dtype when all the leaves share one",
+        "visible_passes": "only other inputs than the visible tests' show it: Each leaf gets its own dtype back whatever the vector's dtype, also when all the leaves share one dtype that is not the vector's",
         "teaches": "Reread Structure → One flat vector",
         "source": """
 def tree_unravel(like, vector):

@@ -243,6 +243,7 @@ def l2_grad(params):
     {
         "function": "in_axes_for",
         "misconception": "a container collapses when its children's answers are equal, even containers",
+        "visible_passes": "only other inputs than the visible tests' show it: Two children with equal answers do not make a container collapse unless those answers are single axes: a dict of specs is not a spec for the dict above it, whose keys differ",
         "teaches": "Reread Pytrees through transformations → in_axes is a prefix tree",
         "source": """
 def in_axes_for(batch):
@@ -282,6 +283,7 @@ def per_example_grads(params, xs, ys):
     {
         "function": "l2_grad",
         "misconception": "only the int leaves need converting; float leaves are fine as they are",
+        "visible_passes": "only other inputs than the visible tests' show it: Every gradient is a float32 array, whatever the leaf's dtype: grad gives each leaf a gradient of the leaf's own dtype, so float16 leaves must be cast to float32 too, not only the int ones",
         "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
         "source": """
 def l2_penalty(params):
@@ -354,6 +356,7 @@ def per_example_grads(params, xs, ys):
     {
         "function": "l2_grad",
         "misconception": "multiplying by 1.0 makes every leaf a float",
+        "visible_passes": "only other inputs than the visible tests' show it: Every gradient is a float32 array, whatever the leaf's dtype: grad gives each leaf a gradient of the leaf's own dtype, so float16 leaves must be cast to float32 too, not only the int ones",
         "teaches": "Reread Pytrees through transformations → grad rejects int leaves",
         "source": """
 def l2_penalty(params):
@@ -368,6 +371,7 @@ def l2_grad(params):
     {
         "function": "l2_grad",
         "misconception": "a recursion over dicts, lists and tuples casts every leaf",
+        "visible_passes": "only other inputs than the visible tests' show it: On a tree of ints drawn at random (dicts, lists, tuples, OrderedDicts, namedtuples, a registered node, None and empty containers) the gradient does not have the structure of params with a float32 leaf for each leaf: jax.tree.map and jax.grad keep every container as it is",
         "teaches": "Reread Pytrees through transformations → Pytrees in, pytrees out",
         "source": """
 def l2_penalty(params):

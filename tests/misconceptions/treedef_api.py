@@ -375,6 +375,7 @@ def clip_by_group(grads, groups, max_norms):
     {
         "function": "clip_by_group",
         "misconception": "a group marked 0, an empty string or False is no group",
+        "visible_passes": "only other inputs than the visible tests' show it: With a namedtuple, a registered node or an OrderedDict in grads and groups, or with groups marked by 0, '' or False, some group was not scaled to its own maximum",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
@@ -598,6 +599,7 @@ def node_counts(tree):
     {
         "function": "node_counts",
         "misconception": "'leaf' is always a key, with 0 when there is none",
+        "visible_passes": "only other inputs than the visible tests' show it: A namedtuple counts under its own class name, an OrderedDict under 'OrderedDict' and a registered node under its class's name; an array or a string is one leaf; None alone is one node",
         "teaches": WALK,
         "source": """
 def node_counts(tree):
@@ -639,6 +641,7 @@ def node_counts(tree):
     {
         "function": "node_counts",
         "misconception": "a class's __qualname__ is its name",
+        "visible_passes": "only other inputs than the visible tests' show it: A node's type counts under its own __name__, wherever the class was defined: a class defined inside a function or another class has a __qualname__ that names that place too, which is not its name",
         "teaches": WALK,
         "source": """
 def node_counts(tree):
@@ -656,6 +659,7 @@ def node_counts(tree):
     {
         "function": "clip_by_group",
         "misconception": "the norm can be summed in each leaf's own dtype, float16 too",
+        "visible_passes": "only other inputs than the visible tests' show it: A float16 group whose values pass 256 must still be scaled by its true norm: compute each group's norm in float32, as the docstring says, since a float16 square overflows to inf",
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
