@@ -96,7 +96,8 @@ def _notebook_file(namespace: dict[str, Any]) -> str:
 
 
 def _first_failure(function: GradedFunction, namespace: dict[str, Any]) -> str | None:
-    """The message of the first visible test of ``function`` that fails; None when all pass."""
+    """The message of the first visible test of ``function`` that fails, as ``check`` runs
+    them; None when they all pass, the values and the mechanism checks alike."""
     for test in function.tests:
         verdict = run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
         if not verdict.passed:
@@ -232,18 +233,6 @@ def _show(text: str, record: dict[str, Any]) -> None:
     display({"text/plain": text, HINT_RECORD: record}, raw=True)
 
 
-def _first_visible_failure(function: GradedFunction, namespace: dict[str, Any]) -> str | None:
-    """The message of the first visible test of ``function`` that fails, as ``check`` runs them.
-
-    None when they all pass: the values and the mechanism checks alike.
-    """
-    for test in function.tests:
-        verdict = run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
-        if not verdict.passed:
-            return verdict.message
-    return None
-
-
 def solution(name: str) -> None:
     """Show the reference solution of ``name``, once the learner's own version is right.
 
@@ -262,7 +251,7 @@ def solution(name: str) -> None:
     if not _defined(namespace, name):
         return
     locked = f"🔒 The reference solution of {name} opens once your {name} is right."
-    failure = _first_visible_failure(function, namespace)
+    failure = _first_failure(function, namespace)
     if failure is not None:
         print(f'{locked} check("{name}") does not pass yet: {failure}')
         return
