@@ -78,6 +78,17 @@ def test_the_class_table_says_on_a_learners_row_which_files_were_graded():
     assert len(rows) == 1 and SAID in rows[0]
 
 
+def test_a_narrow_terminal_folds_the_files_column_and_never_cuts_a_name():
+    out = Console(record=True, width=80, color_system=None)
+    console.print_report(out, class_report())
+    files_column = "".join(
+        line.split("│")[5].strip()
+        for line in out.export_text().splitlines()
+        if line.count("│") == 6
+    )
+    assert COPY in files_column and ORIGINAL in files_column
+
+
 def test_a_learner_who_handed_in_the_chapters_own_file_has_nothing_said():
     assert class_report().students[1].files_summary() == ""
 

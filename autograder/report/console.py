@@ -46,7 +46,9 @@ def print_report(out: Console, report: Report) -> None:
     else:
         table = Table(title="Grades")
         for column in SUMMARY_COLUMNS:
-            table.add_column(column, justify="right" if column in ("Score", "Passed") else "left")
+            # folded, never cut: a file's name is what the Files column is there to say
+            justify = "right" if column in ("Score", "Passed") else "left"
+            table.add_column(column, justify=justify, overflow="fold")
         for student in report.students:
             others = ", ".join(f"{e.name} ({e.status})" for e in student.not_passed)
             table.add_row(
