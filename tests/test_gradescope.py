@@ -103,7 +103,7 @@ def test_a_failed_hidden_test_shows_only_its_authored_message(graded):
 
 def test_notes_on_the_notebooks_go_to_the_top_level_output(graded):
     _, results, _ = graded
-    assert "scratch.ipynb is not one of the notebooks graded here; ignored" in results["output"]
+    assert "not graded scratch.ipynb (" in results["output"]
     assert "structure.ipynb: structure.ipynb was not found" in results["output"]
     assert results["stdout_visibility"] == "hidden"
 

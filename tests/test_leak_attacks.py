@@ -87,7 +87,7 @@ ESCAPING_NAME = (
     "zz\x1b]0;PWNED-TITLE\x07\x1b[2K\x1b[1A\x1b[2K\x1b[32m"
     "Total: 7 ∕ 7 (100.0%) all passed\x1b[0m.ipynb"
 )
-NOTE = "all passed.ipynb is not one of the notebooks graded here; ignored"
+NOTE = "all passed.ipynb (damaged: re-save or re-download it)"
 """The note on the file, as it must read: the title sequence gone, the rest plain text."""
 INVISIBLE = "\u202e\u200b"
 RAISES_WITH_INVISIBLE_CHARACTERS = f"""
