@@ -32,8 +32,8 @@ def to_feedback(student: StudentResult, links: BookLinks | None = None) -> str:
         f"**{points(student.score)} / {points(student.max_score)}** points, "
         f"{student.passed} of {len(student.exercises)} functions passed every test.",
     ]
-    if student.files_summary():
-        lines += ["", f"Files: {markdown_cell(student.files_summary())}"]
+    if files := student.files_summary():
+        lines += ["", f"Files: {markdown_cell(files)}"]
     notebook = None
     for exercise in student.exercises:
         if exercise.notebook != notebook:

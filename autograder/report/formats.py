@@ -34,9 +34,9 @@ def to_junit(report: Report) -> str:
             failures=str(sum(t.outcome not in ("passed", "error") for _, t in tests)),
             errors=str(sum(t.outcome == "error" for _, t in tests)),
         )
-        if student.files_summary():
+        if files := student.files_summary():
             properties = ET.SubElement(suite, "properties")
-            ET.SubElement(properties, "property", name="files", value=student.files_summary())
+            ET.SubElement(properties, "property", name="files", value=files)
         for exercise, test in tests:
             case = ET.SubElement(
                 suite,
@@ -216,8 +216,8 @@ def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -
             f"{waiting} of {len(tests)} results depend on hidden tests: "
             "they are shown once grades are published."
         )
-    if student.files_summary():
-        lines.append(f"Files: {student.files_summary()}")
+    if files := student.files_summary():
+        lines.append(f"Files: {files}")
     lines += [note.text for note in student.notes]
     return "\n".join(lines)
 

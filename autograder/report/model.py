@@ -129,7 +129,7 @@ class StudentResult:
         """The files worth a word, in one line for the learner's row: each file graded
         under another name than its chapter's or beside other copies, and each file not
         graded, with why. ``chapter`` keeps that chapter's files only. Empty when there
-        is nothing to say; "no notebook found" when the hand-in held none.
+        is nothing to say; :data:`NO_NOTEBOOK` when the hand-in held none.
         """
         if self.files is None:
             return ""
