@@ -9,38 +9,26 @@ tells the learner: a case that ``check`` passes must say why in its file
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from collections import Counter
 
 import pytest
+from misconception_class import CASES, COURSE, write_class
+from misconception_class import learner as _learner
 
-from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
+from autograder.load.course import REPO_ROOT
 from conftest import Graded, grade_with_cli, run_cli, write_variant
 
-COURSE = load_course(SOLUTIONS)
-CASES = [
-    (notebook, case)
-    for notebook in COURSE.notebooks
-    for case in importlib.import_module(f"misconceptions.{notebook.id}").CASES
-]
 # "Reread <Chapter> → <Section>": what a message says when it names the section to reread.
 SECTION_NAMED = re.compile(r"Reread \S.* → \S")
-
-
-def _learner(index: int) -> str:
-    return f"case{index:03d}"
 
 
 @pytest.fixture(scope="module")
 def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     root = tmp_path_factory.mktemp("misconceptions")
-    for index, (notebook, case) in enumerate(CASES):
-        target = root / "class" / _learner(index) / notebook.filename
-        write_variant(notebook.path, target, {case["function"]: case["source"]})
     # every case of the course in one run: minutes, so a wider guard against a hang
-    return grade_with_cli(root / "class", root / "report.json", timeout=1800)
+    return grade_with_cli(write_class(root / "class"), root / "report.json", timeout=1800)
 
 
 def test_every_graded_function_has_at_least_three_misconception_cases():

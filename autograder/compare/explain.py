@@ -14,8 +14,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pointer:
-    """An error's idea, and where the book teaches it (``Chapter → Section``)."""
+    """An error's idea, and where the book teaches it (``Chapter → Section``).
 
+    ``id`` names the idea for good: reports record it, so a class's errors can be
+    counted by idea; rewording ``idea`` keeps it."""
+
+    id: str
     idea: str
     section: str
     only_in: tuple[str, ...] = ()
@@ -32,6 +36,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"checking equality of metadata fields|arrays cannot be passed as metadata",
         Pointer(
+            "array-in-aux-data",
             "an array kept in aux_data: JAX compares aux_data with ==, and an array "
             "answers == with an array, not with True or False",
             "aux_data → Arrays do not belong in aux_data",
@@ -40,6 +45,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^UnsendableResult: .*arrays of Python objects",
         Pointer(
+            "array-of-python-objects",
             "a returned array of Python objects: NumPy makes one from a list of arrays "
             "of different shapes, or of trees; an array holds numbers of one dtype, so "
             "keep a tree's leaves in a list or a tree, not in np.array",
@@ -49,6 +55,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"in_axes specification must be a tree prefix",
         Pointer(
+            "in-axes-not-a-prefix",
             "an in_axes that does not fit the arguments: it must be a prefix of the "
             "arguments' tree, one entry per subtree",
             "Pytrees through transformations → in_axes is a prefix tree",
@@ -57,6 +64,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"vmap got inconsistent sizes|vmap was requested to map its argument",
         Pointer(
+            "vmap-no-batch-axis",
             "a value mapped over that has no batch axis: a value every example "
             "shares gets None in in_axes",
             "Pytrees through transformations → None is a leaf in in_axes",
@@ -65,6 +73,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"pytree structure error|Custom node type mismatch|arity mismatch|key mismatch",
         Pointer(
+            "trees-of-different-structures",
             "trees of different structures mapped together: in jax.tree.map the first "
             "tree must be a prefix of every other one",
             "Mapping → The first tree is a prefix",
@@ -73,6 +82,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"reduce\(\) of empty iterable with no initial value",
         Pointer(
+            "reduce-empty-tree",
             "a reduction of a tree without leaves: with no initializer there is nothing to "
             "start from, so give jax.tree.reduce one, the value an empty tree reduces to",
             "Mapping → Reducing a tree",
@@ -81,6 +91,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Shapes must be 1D sequences of concrete values of integer type",
         Pointer(
+            "tuple-of-shapes-as-shape",
             "a value handed to jnp.ones that is not one shape: a tuple of shapes is a "
             "container, and only a tuple of ints is a shape, so stop the walk at exactly "
             "those with is_leaf",
@@ -91,6 +102,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"carry input and carry output must have the same pytree structure",
         Pointer(
+            "carry-changes-structure",
             "a loop whose body returns its carry as another tree: the body is traced once "
             "and runs again on its own output, so the carry keeps its containers and keys",
             "Control flow over trees → The carry keeps its treedef",
@@ -99,6 +111,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"carry input and carry output must have equal types",
         Pointer(
+            "carry-changes-type",
             "a loop's carry whose leaf changed shape or dtype: the compiled loop keeps each "
             "leaf in one buffer of one type, so build the initial carry from the data",
             "Control flow over trees → Same shapes and dtypes at every leaf",
@@ -108,6 +121,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         r"(cond|switch) branch(es)? (outputs must have the same pytree structure"
         r"|must have equal output types)",
         Pointer(
+            "branches-return-different-trees",
             "branches that return different trees: cond and switch trace every branch, "
             "and each must return the same structure, shapes and dtypes",
             "Control flow over trees → cond and switch return one structure",
@@ -116,6 +130,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"scan got values with different leading axis sizes",
         Pointer(
+            "scan-unequal-steps",
             "xs whose leaves disagree on the number of steps: scan slices every leaf of "
             "xs along its leading axis",
             "Control flow over trees → Scanning over a tree of stacked arrays",
@@ -124,6 +139,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^(TracerBoolConversionError|TracerIntegerConversionError)",
         Pointer(
+            "python-if-on-tracer-in-loop",
             "a Python if, or a list index, on a traced value: under jit it has no value until "
             "the compiled program runs, so the choice belongs in lax.cond or lax.switch",
             "Control flow over trees → cond and switch return one structure",
@@ -133,6 +149,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"truth value of an array with more than one element is ambiguous",
         Pointer(
+            "python-if-on-array",
             "a Python if, and, or or all() on an array of several elements: Python needs one "
             "True or False, so reduce the array first (.all(), .any(), jnp.logical_and over "
             "a tree's leaves) and, under jit, choose with lax.cond",
@@ -143,6 +160,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^ValueError: Expected None, got ",
         Pointer(
+            "none-prefix-meets-subtree",
             "a None of a prefix tree that meets a subtree: None is a node that only a None "
             "extends, so give the group a leaf, or make the Nones leaves with "
             "is_leaf=lambda x: x is None",
@@ -152,6 +170,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^TypeError: Mismatch\nPyTreeDef",
         Pointer(
+            "transpose-structures-mismatch",
             "a transpose whose outer and inner structures do not compose into the tree's: "
             "take both from the data (the outer from the list, the inner from one item)",
             "The treedef and key API → Transposing a tree of trees",
@@ -160,6 +179,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"to_iterable_with_keys function for a custom PyTree node should return",
         Pointer(
+            "flatten-with-keys-bare-children",
             "a flatten_with_keys that returns bare children: it must return (key, child) "
             "pairs and the aux_data",
             "The treedef and key API → Registering nodes with keys",
@@ -168,6 +188,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^KeyError: \"\[",
         Pointer(
+            "path-missing-from-flat-dict",
             "a path that the flat dict lacks, looked up while the tree was being rebuilt: "
             "check every path of the template against the dict first, and name the ones "
             "missing in a ValueError",
@@ -178,6 +199,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"invalid PRNG key data",
         Pointer(
+            "prng-key-data-mismatch",
             "key data that does not fit the implementation it was wrapped with: a key's "
             "data is uint32 with a trailing axis whose length depends on the implementation "
             "(jax.random.key_impl of the template's key), so compare it with the template "
@@ -188,6 +210,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^FrozenInstanceError: cannot assign to field",
         Pointer(
+            "assign-to-frozen-module",
             "an assignment to a frozen module's field: an Equinox module is an immutable "
             "tree, so make a changed copy with eqx.tree_at",
             "The libraries' own trees → Frozen modules and eqx.tree_at",
@@ -196,6 +219,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Operation undefined, .* is not a leaf of the pytree",
         Pointer(
+            "tree-at-static-field",
             "eqx.tree_at pointed at a static field: it lives in the treedef's aux_data, "
             "not among the leaves tree_at can replace",
             "The libraries' own trees → Frozen modules and eqx.tree_at",
@@ -204,6 +228,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"zeros_like requires ndarray or scalar arguments",
         Pointer(
+            "optax-on-non-array-leaves",
             "an optimiser initialised on a model whose leaves are not all arrays (an Equinox "
             "model keeps its functions as leaves): give Optax the arrays alone, "
             "eqx.filter(model, eqx.is_array)",
@@ -213,6 +238,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"unsupported operand type\(s\) for \+: '[\w.]+' and 'NoneType'",
         Pointer(
+            "apply-updates-to-functions",
             "updates added to a model that holds functions: optax.apply_updates adds to every "
             "leaf, and a function's update is None; eqx.apply_updates skips the None updates",
             "The libraries' own trees → Optax on an Equinox model",
@@ -222,6 +248,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"unsupported operand type\(s\) for @: 'str' and '\w+'",
         Pointer(
+            "module-as-labels",
             "a labels tree that is itself an Equinox module: a module is callable, so "
             "Optax calls it as a function of the parameters; hand Optax a function that "
             "returns the tree",
@@ -232,6 +259,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"assigned to static attribute .* of Pytree type",
         Pointer(
+            "plain-list-of-nnx-modules",
             "a plain list of NNX modules: NNX treats a list attribute as static, so hold "
             "sub-modules in an nnx.List",
             "The libraries' own trees → NNX: a GraphDef and a State",
@@ -240,6 +268,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"^UnexpectedTracerError",
         Pointer(
+            "escaped-tracer",
             "a traced value that escaped its transformation (kept in a global, a cache "
             "or an object): what a transformed function computes must leave it through "
             "its return value",
@@ -250,6 +279,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         r"^(ConcretizationTypeError|TracerBoolConversionError|TracerIntegerConversionError"
         r"|TracerArrayConversionError)",
         Pointer(
+            "python-value-of-traced-child",
             "Python asking for the value of a traced child (an if, a range, float(), "
             "np.asarray): under jit a child has a shape and dtype but no value yet; what "
             "Python must know while tracing is aux_data or a static argument",
@@ -259,6 +289,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Error interpreting argument to .* as an abstract array",
         Pointer(
+            "non-array-leaf-under-transformation",
             "a leaf that is not an array (a function, a string, an object) given to a "
             "transformation: it can only trace arrays, so a function travels in a Partial "
             "and other values as static arguments or aux_data",
@@ -268,6 +299,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"traced for jit returned a value of type .*which is not a valid JAX type",
         Pointer(
+            "jit-returns-non-array",
             "a jitted function that returns a value that is not an array (a string, a "
             "function, an object): what jit returns is built from traced arrays, so keep "
             "such values out of the call and put them back after it",
@@ -277,6 +309,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Non-hashable static arguments",
         Pointer(
+            "unhashable-static-value",
             "a static value that cannot be hashed: static arguments and aux_data are "
             "looked up in jit's cache, so they must hash and compare by value",
             "aux_data → aux_data is part of jit's cache key",
@@ -285,6 +318,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"grad requires real- or complex-valued inputs",
         Pointer(
+            "grad-of-int-leaf",
             "an int leaf given to jax.grad: every leaf grad differentiates must be a float",
             "Pytrees through transformations → grad rejects int leaves",
         ),
@@ -292,6 +326,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Duplicate custom PyTreeDef type registration",
         Pointer(
+            "registered-twice",
             "a class registered twice: run a registration once, not in a function called again",
             "Custom nodes → Register a type once",
         ),
@@ -299,6 +334,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Comparator raised exception while sorting pytree dictionary keys",
         Pointer(
+            "unsortable-dict-keys",
             "a dict whose keys cannot be sorted together: JAX flattens a dict in sorted key order",
             "Leaves → Flattening order",
         ),
@@ -306,6 +342,7 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
     (
         r"Too (few|many) leaves for PyTreeDef",
         Pointer(
+            "wrong-number-of-leaves",
             "unflatten given the wrong number of leaves: it needs exactly one per leaf "
             "of the treedef",
             "Structure → What unflatten checks",

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from autograder.compare.explain import explain
+from autograder.compare.explain import Pointer, explain
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.load.book import REREAD
 from autograder.load.course import TestCell
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "memory", "crashed", "corrupt", "missing")
@@ -77,6 +79,22 @@ _WATCHER_TEMPLATES = {
     ),
 }
 
+KINDS = {
+    "failed-check": "a test's check failed (its assertion)",
+    "not-written": "the function still raises NotImplementedError",
+    "unsendable": "the function returned a value that cannot leave its worker",
+    "error": "the learner's code raised",
+    "test-stopped": "the test could not check the returned value",
+    "watcher": "the notebook lacks a helper the test watches",
+    "timeout": "a call did not return in time",
+    "memory": "the worker ran out of memory",
+    "crashed": "the worker process died",
+    "missing": "the function or the notebook is not there",
+    "corrupt": "the notebook file is damaged",
+}
+"""The kinds of failure a report records for each test, beside its outcome: stable ids
+that a class's results can be counted by."""
+
 # Exceptions that mean "not an answer yet" or "an answer that cannot be read",
 # rather than the learner's code going wrong while it ran.
 _FAILED_TYPES = {"NotImplementedError", "UnsendableResult"}
@@ -94,6 +112,13 @@ class Verdict:
     outcome: str
     message: str = ""
     hidden: bool = False
+    kind: str = ""
+    """What happened, one of :data:`KINDS` (empty for a pass)."""
+    reread: str = ""
+    """The course's own words after ``Reread`` that the message sends the learner
+    to (``<Chapter> → <Section>…``, maybe followed by more), or empty."""
+    idea: str = ""
+    """The id of :mod:`~autograder.compare.explain`'s pointer for an error it explains."""
 
     @property
     def passed(self) -> bool:
@@ -121,7 +146,9 @@ def run_test_cell(
     try:
         exec(code, namespace)
     except AssertionError as exc:
-        return Verdict("failed", _assertion_message(exc, test), _in_hidden(exc, test))
+        message = _assertion_message(exc, test)
+        reread = _authored_reread(exc, test, message)
+        return Verdict("failed", message, _in_hidden(exc, test), "failed-check", reread)
     except CallTimeout as exc:
         return Verdict(
             "timeout",
@@ -129,35 +156,109 @@ def run_test_cell(
             + (f" ({exc.why})" if exc.why else "")
             + ": look for a loop that never ends.",
             _in_hidden(exc, test),
+            "timeout",
         )
     except WorkerCrashed as exc:
         return Verdict(
-            "crashed", f"{exc} while {test.function} was running.", _in_hidden(exc, test)
+            "crashed",
+            f"{exc} while {test.function} was running.",
+            _in_hidden(exc, test),
+            "crashed",
         )
     except FunctionMissing as exc:
         hidden = _in_hidden(exc, test)
         message = _missing_message(exc, test, notebook, hidden or after_hidden)
-        return Verdict("missing", message, hidden)
+        return Verdict("missing", message, hidden, "missing")
     except LearnerError as exc:
         hidden = _in_hidden(exc, test)
-        chapter = _chapter(notebook)
+        pointer = _pointer(exc.type, exc.message, notebook)
         if hidden:
-            message = _learner_error_message(exc, test, True, chapter)
+            message = _learner_error_message(exc, test, True, pointer)
         elif after_hidden:
-            message = _learner_error_message(exc, test, True, chapter, visible=True)
+            message = _learner_error_message(exc, test, True, pointer, visible=True)
             message += _called_in(exc, test)
         else:
-            message = _learner_error_message(exc, test, False, chapter) + _called_in(exc, test)
-        return Verdict(_learner_error_outcome(exc), message, hidden)
+            message = _learner_error_message(exc, test, False, pointer) + _called_in(exc, test)
+        return _pointed(
+            Verdict(_learner_error_outcome(exc), message, hidden, _learner_error_kind(exc)),
+            pointer,
+        )
     except Exception as exc:  # noqa: BLE001 - the learner's own code, when run in-process
-        message = _local_error_message(exc, test, _chapter(notebook))
-        return Verdict("failed", message, _in_hidden(exc, test))
+        pointer = _pointer(type(exc).__name__, str(exc), notebook)
+        message = _local_error_message(exc, test, pointer)
+        kind = "not-written" if isinstance(exc, NotImplementedError) else "test-stopped"
+        return _pointed(Verdict("failed", message, _in_hidden(exc, test), kind), pointer)
     return Verdict("passed", hidden=bool(test.hidden_lines))
 
 
 def _chapter(notebook: str) -> str:
     """The chapter id of a notebook's file name (``control_flow.ipynb``)."""
     return notebook.removesuffix(".ipynb")
+
+
+def _pointer(error_type: str, message: str, notebook: str) -> Pointer | None:
+    """The course's pointer for an error, unless the error is one the course words
+    otherwise (not written yet, out of memory, a watcher's complaint)."""
+    if error_type in ("NotImplementedError", "MemoryError") or error_type in _WATCHER_TEMPLATES:
+        return None
+    return explain(error_type, message, _chapter(notebook))
+
+
+def _pointed(verdict: Verdict, pointer: Pointer | None) -> Verdict:
+    """``verdict`` with the section and idea ``pointer`` names, if any."""
+    if pointer is None:
+        return verdict
+    return replace(verdict, reread=pointer.section, idea=pointer.id)
+
+
+def _authored_reread(exc: AssertionError, test: TestCell, message: str) -> str:
+    """The words after ``Reread`` in the course's own text that a failed assertion shows.
+
+    Read from the test's source, never from the message alone: a message may quote
+    what the learner's code returned. First the string literals of the statement that
+    failed; else the first ``Reread`` of the message whose words a literal of the
+    cell also holds.
+    """
+    try:
+        tree = ast.parse(test.source)
+    except SyntaxError:
+        return ""
+    line = _failing_line(exc, test)
+    statements = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+        and line is not None
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+        and not hasattr(node, "body")  # the simple statement, not the loop around it
+    ]
+    for statement in statements:
+        for text in _literals(statement):
+            if REREAD in text:
+                return text.split(REREAD, 1)[1]
+    cell_text = "\0".join(_literals(tree))
+    for said in message.split(REREAD)[1:]:
+        words = said.split(". ", 1)[0]
+        if words and f"{REREAD}{words}" in cell_text:
+            return said
+    return ""
+
+
+def _literals(node: ast.AST) -> list[str]:
+    """The string literals in ``node``; an f-string's literal parts joined by a NUL."""
+    found = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.JoinedStr):
+            found.append(
+                "\0".join(
+                    part.value
+                    for part in child.values
+                    if isinstance(part, ast.Constant) and isinstance(part.value, str)
+                )
+            )
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            found.append(child.value)
+    return found
 
 
 def _failing_line(exc: BaseException, test: TestCell) -> int | None:
@@ -225,6 +326,16 @@ def _public_name(name: str, test: TestCell, known: str = "") -> str | None:
     return name if name == known or name in _public_names(test) else None
 
 
+def _learner_error_kind(exc: LearnerError) -> str:
+    if exc.type == "NotImplementedError":
+        return "not-written"
+    if exc.type == "MemoryError":
+        return "memory"
+    if exc.type == "UnsendableResult":
+        return "unsendable"
+    return "watcher" if exc.type in _WATCHER_TEMPLATES else "error"
+
+
 def _learner_error_outcome(exc: LearnerError) -> str:
     if exc.type == "MemoryError":
         return "memory"
@@ -232,7 +343,11 @@ def _learner_error_outcome(exc: LearnerError) -> str:
 
 
 def _learner_error_message(
-    exc: LearnerError, test: TestCell, hidden: bool, chapter: str, visible: bool = False
+    exc: LearnerError,
+    test: TestCell,
+    hidden: bool,
+    pointer: Pointer | None,
+    visible: bool = False,
 ) -> str:
     """What the learner reads of an error their code raised.
 
@@ -248,7 +363,6 @@ def _learner_error_message(
         )
     if exc.type in _WATCHER_TEMPLATES:
         return _watcher_message(exc, test)
-    pointer = explain(exc.type, exc.message, chapter)
     said = f" {pointer.text()}" if pointer else ""
     if hidden:
         # course-written text only: the type from the known list, the pointer's own words
@@ -282,11 +396,10 @@ def _watcher_message(exc: LearnerError, test: TestCell) -> str:
     return template.format(function=exc.function, helper=named or otherwise)
 
 
-def _local_error_message(exc: Exception, test: TestCell, chapter: str) -> str:
+def _local_error_message(exc: Exception, test: TestCell, pointer: Pointer | None) -> str:
     name = type(exc).__name__
     if isinstance(exc, NotImplementedError):
         return f"{test.function} is not written yet: it still raises NotImplementedError."
-    pointer = explain(name, str(exc), chapter)
     said = f" {pointer.text()}" if pointer else ""
     if _in_hidden(exc, test):
         return (

@@ -46,7 +46,8 @@ from autograder.report.model import (
 from autograder.report.text import clean
 from autograder.store.folder import cache_root
 
-CACHE_FORMAT = "1"
+# Raised whenever a result gains fields, so that results cached before are graded again.
+CACHE_FORMAT = "2"  # 2: each test records its kind and the section it points to
 
 OnGraded = Callable[[StudentResult, bool], None]
 OnNotebook = Callable[[], None]
@@ -369,6 +370,7 @@ def _crashed(piece: Submission, course: Course, exit_code: int | None) -> Studen
                         message,
                         hidden=False,
                         visible_passed=False,
+                        kind="crashed",
                     )
                     for test in function.tests
                 ],

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
 from autograder.grade.reference_times import reference_seconds
+from autograder.load.book import Section, book_sections, section_named
 from autograder.load.course import Course
 from autograder.load.handed_in import NotebookFile
 from autograder.load.learner_notebook import cell_label
 from autograder.load.submissions import Submission
-from autograder.report.model import ExerciseResult, NotebookNote, StudentResult, TestResult
+from autograder.report.model import (
+    ExerciseResult,
+    NotebookNote,
+    StudentResult,
+    TestPointer,
+    TestResult,
+)
 from autograder.report.text import clean
 
 
@@ -97,6 +105,8 @@ def grade_submission(
                         message=clean(verdict.message),
                         hidden=verdict.hidden,
                         visible_passed=verdict.visible_passed,
+                        kind=verdict.kind or ("" if verdict.passed else verdict.outcome),
+                        pointer=test_pointer(verdict),
                     )
                 )
             graded.tampered = any(t.grade_id in context.tampered for t in function.tests)
@@ -104,6 +114,21 @@ def grade_submission(
                 graded.hint = function.hints[0]
             result.exercises.append(graded)
     return result
+
+
+def test_pointer(verdict: Verdict) -> TestPointer | None:
+    """The section of the book ``verdict`` sends the learner to, with its idea's id; None
+    when it names none (or a section the book does not have)."""
+    section = section_named(verdict.reread, _sections()) if verdict.reread else None
+    if section is None:
+        return None
+    idea = verdict.idea or f"{section.chapter}#{section.anchor}"
+    return TestPointer(idea, section.chapter, section.heading, section.anchor)
+
+
+@cache
+def _sections() -> dict[str, Section]:
+    return book_sections()
 
 
 def cleaned_files(submission: Submission) -> list[NotebookFile] | None:

@@ -129,24 +129,58 @@ def _replace_each(text: str, addresses: dict[str, str], link: Callable[[str, str
     return pattern.sub(lambda found: link(found.group(1), addresses[found.group(1)]), text)
 
 
-def book_links(url: str, book: Path = BOOK_SOURCES) -> BookLinks:
-    """The address of every section of the book's pages (``book/<page>.md``), published at ``url``.
+@dataclass(frozen=True)
+class Section:
+    """One section of the book: its chapter's page ``book/<chapter>.md`` and its anchor there."""
 
-    A heading whose anchor an earlier heading of its page already has gets no
-    address: Sphinx gives it another, numbered one.
+    chapter: str
+    title: str
+    """The chapter's title, as messages name it."""
+    heading: str
+    anchor: str
+
+    @property
+    def name(self) -> str:
+        """``<Chapter> → <Section>``, as a message names it after ``Reread``."""
+        return f"{self.title}{SEPARATOR}{self.heading}"
+
+
+def book_sections(book: Path = BOOK_SOURCES) -> dict[str, Section]:
+    """Every section of the book's pages (``book/<page>.md``), by :attr:`Section.name`.
+
+    A heading whose anchor an earlier heading of its page already has is left out:
+    Sphinx gives it another, numbered one.
     """
-    url = book_url(url)
-    sections: dict[str, str] = {}
+    sections: dict[str, Section] = {}
     for source in sorted(book.glob("*.md")):
         title, headings = chapter_headings(source.read_text(encoding="utf-8"))
         taken: set[str] = {section_anchor(title)}
         for heading in headings:
             anchor = section_anchor(heading)
             if anchor and anchor not in taken:
-                address = f"{page_url(url, source.stem)}#{anchor}"
-                sections.setdefault(f"{title}{SEPARATOR}{heading}", address)
+                found = Section(source.stem, title, heading, anchor)
+                sections.setdefault(found.name, found)
             taken.add(anchor)
-    return BookLinks(url, sections)
+    return sections
+
+
+def section_named(words: str, sections: dict[str, Section]) -> Section | None:
+    """The section ``words`` begin with (the words after ``Reread``), the longest name
+    that fits; None when they name none of ``sections``."""
+    fitting = [name for name in sections if words.startswith(name)]
+    return sections[max(fitting, key=len)] if fitting else None
+
+
+def book_links(url: str, book: Path = BOOK_SOURCES) -> BookLinks:
+    """The address of every section of the book (:func:`book_sections`), published at ``url``."""
+    url = book_url(url)
+    return BookLinks(
+        url,
+        {
+            name: f"{page_url(url, section.chapter)}#{section.anchor}"
+            for name, section in book_sections(book).items()
+        },
+    )
 
 
 def released_book_links(path: Path | None = None) -> BookLinks | None:

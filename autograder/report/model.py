@@ -18,6 +18,24 @@ SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""
 
 
+@dataclass(frozen=True)
+class TestPointer:
+    """The section of the book a failed test sends the learner to, and the idea it names.
+
+    ``id`` is stable across rewordings: the id of the error's pointer
+    (:mod:`autograder.compare.explain`) where the learner's code raised an error the
+    course explains, else ``<chapter>#<anchor>``, the section the test's own message
+    names. ``chapter`` is the chapter's id (its page ``book/<chapter>.md``),
+    ``section`` the heading, ``anchor`` the heading's id on that page."""
+
+    __test__ = False
+
+    id: str
+    chapter: str
+    section: str
+    anchor: str
+
+
 @dataclass
 class TestResult:
     """One test cell's result. ``hidden`` is true when the result tells something
@@ -25,7 +43,9 @@ class TestResult:
     result recorded without it, as in older reports, counts as hidden.
     ``visible_passed`` says whether the cell's visible tests passed, as ``check``
     would say: a failed result with it true failed in the hidden tests only. It is
-    None in reports written before it was recorded."""
+    None in reports written before it was recorded. ``kind`` says what happened, one of
+    :data:`~autograder.compare.verdicts.KINDS` (empty for a pass), and ``pointer`` the
+    section its message sends the learner to, if any."""
 
     __test__ = False  # not a pytest test class, despite the name
 
@@ -36,6 +56,15 @@ class TestResult:
     message: str = ""
     hidden: bool = True
     visible_passed: bool | None = None
+    kind: str = ""
+    pointer: TestPointer | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestResult:
+        """Rebuild from the report's JSON (``asdict`` of one)."""
+        pointer = data.get("pointer")
+        fields = {**data, "pointer": TestPointer(**pointer) if pointer else None}
+        return cls(**fields)
 
 
 NO_NOTEBOOK = "no notebook to grade"
@@ -95,7 +124,7 @@ class ExerciseResult:
             notebook=str(data["notebook"]),
             name=str(data["name"]),
             max_score=float(data["max_score"]),
-            tests=[TestResult(**test) for test in data.get("tests", [])],
+            tests=[TestResult.from_dict(test) for test in data.get("tests", [])],
             hint=str(data.get("hint", "")),
             tampered=bool(data.get("tampered", False)),
             hints_opened=int(data.get("hints_opened", 0)),
