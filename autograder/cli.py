@@ -10,7 +10,6 @@ In a learners' release (no ``solutions/`` folder) only ``check``, ``hint`` and `
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import replace
@@ -53,7 +52,8 @@ from autograder.load.submissions import (
 )
 from autograder.report import console, feedback, formats
 from autograder.report.gradebook import write_gradebook
-from autograder.report.model import Report, merge_reports
+from autograder.report.insight.command import insight, read_reports, write_page
+from autograder.report.model import Report
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
 from autograder.store import folder as store
@@ -132,6 +132,21 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     merge.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
     _add_outputs(merge)
     merge.set_defaults(run=_merge)
+
+    insight = commands.add_parser(
+        "insight",
+        help="write a class's page: what to reteach, each function's results, hints, scores",
+    )
+    insight.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
+    insight.add_argument(
+        "--html", type=Path, required=True, metavar="FILE", help="the page to write"
+    )
+    insight.add_argument(
+        "--feedback", type=Path, metavar="DIR",
+        help="the folder grade --feedback wrote: each learner's row links their file",
+    )  # fmt: skip
+    _add_page_options(insight)
+    insight.set_defaults(run=_insight)
 
     generate = commands.add_parser(
         "generate",
@@ -260,9 +275,23 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
         "--fail-under", type=float, metavar="PERCENT", help="exit 1 below this score"
     )
     parser.add_argument(
+        "--html", type=Path, metavar="FILE",
+        help="write the class's page: what to reteach, each function's results, hints, scores",
+    )  # fmt: skip
+    _add_page_options(parser, feedback_files=True)
+
+
+def _add_page_options(parser: argparse.ArgumentParser, feedback_files: bool = False) -> None:
+    parser.add_argument(
         "--book-url", type=_book_url, metavar="URL",
-        help="the published book's address (its site's root): feedback files link the "
-        "sections to reread",
+        help="the published book's address (its site's root): "
+        + ("feedback files and " if feedback_files else "")
+        + "the class's page link the sections to reread (default for the page: the "
+        "book built in _build/html)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--anonymise", action="store_true",
+        help="on the class's page, show stable pseudonyms instead of the learners' names",
     )  # fmt: skip
 
 
@@ -432,22 +461,17 @@ def _say(line: str) -> None:
 
 def _merge(args: argparse.Namespace) -> int:
     _check_outputs(args)
-    reports = []
-    for path in args.reports:
-        try:
-            reports.append(Report.from_dict(json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UnusableInput(f"{path} is not a report written by grade --json ({exc})") from None
-    try:
-        merged = merge_reports(reports, [str(p) for p in args.reports])
-    except ValueError as exc:
-        raise UnusableInput(str(exc)) from None
+    merged = read_reports(args.reports)
     _check_learner_count(args, len(merged.students))
     return _write_outputs(args, merged, load_course(SOLUTIONS))
 
 
+def _insight(args: argparse.Namespace) -> int:
+    return insight(args.reports, args.html, args.book_url, args.feedback, args.anonymise)
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
-    for path in (args.json, args.junit, args.markdown, args.csv, args.gradescope):
+    for path in (args.json, args.junit, args.markdown, args.csv, args.gradescope, args.html):
         if path is not None and path.is_dir():
             raise UnusableInput(f"{path} is a folder; give a file name")
     if args.feedback is not None and args.feedback.is_file():
@@ -480,6 +504,9 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
             formats.write_text(args.feedback / feedback.feedback_filename(student.student), text)
     if args.gradebook:
         write_gradebook(report, course, args.gradebook)
+    if args.html:
+        sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
+        write_page(args.html, report, sources, args.book_url, args.feedback, args.anonymise)
     markdown = formats.to_markdown(report)
     if args.markdown:
         formats.write_text(args.markdown, markdown)

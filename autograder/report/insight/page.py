@@ -1,0 +1,102 @@
+"""A class's page of insight: one self-contained HTML file, made from a report.
+
+The file asks nothing of another machine: its charts are inline SVG, its style and
+its one script are inline, and its Content-Security-Policy forbids every request and
+every script but that one (named by its hash), so a name or message that slipped
+past escaping could still load or run nothing. Links (to the book's sections and to
+feedback files) are followed only when clicked.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import statistics
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from autograder.load.book import book_sections
+from autograder.report.feedback import feedback_filename
+from autograder.report.insight import charts
+from autograder.report.insight.stats import (
+    EASY_MEAN,
+    GROUPS,
+    LOW_DISCRIMINATION,
+    ReteachSection,
+    class_insight,
+)
+from autograder.report.model import HINTS_RECORD_NOTE, Report
+from autograder.report.text import points
+
+_HERE = Path(__file__).parent
+
+
+def class_page(
+    report: Report,
+    sources: list[str],
+    book: str,
+    feedback: str | None = None,
+    anonymise: bool = False,
+) -> str:
+    """The page for ``report``, read from the files named ``sources``.
+
+    ``book`` is the built book's address: a URL, or a path relative to the page; each
+    section is linked as ``<book>/book/<chapter>.html#<anchor>``. ``feedback`` is the
+    folder of the learners' feedback files relative to the page, to link each row to
+    its file; None links none. ``anonymise`` shows pseudonyms instead of names.
+    """
+    insight = class_insight(report, anonymise)
+    script = (_HERE / "sort.js").read_text(encoding="utf-8")
+    titles = _chapter_titles()
+    book = book.rstrip("/")
+    return _template().render(
+        insight=insight,
+        mean=statistics.fmean(insight.totals) if insight.totals else 0.0,
+        median=statistics.median(insight.totals) if insight.totals else 0.0,
+        sources=", ".join(sources),
+        settings=report.settings,
+        anonymised=anonymise,
+        groups=GROUPS,
+        palette=charts.PALETTE,
+        low=f"{LOW_DISCRIMINATION:g}",
+        easy=f"{EASY_MEAN:g}",
+        hinted=[f for f in insight.functions if f.hints_opened_by],
+        hints_note=HINTS_RECORD_NOTE,
+        outcome_chart=charts.outcome_chart(insight.functions),
+        total_chart=charts.histogram(insight.totals, "Total scores"),
+        chapter_chart=charts.chapter_histograms(insight.chapters),
+        chapter_title=lambda chapter: titles.get(chapter, chapter),
+        section_link=lambda item: _section_link(book, item),
+        feedback=None if feedback is None else _feedback_link(feedback),
+        points=points,
+        script=script,
+        script_hash="sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode(),
+    )
+
+
+def _section_link(book: str, item: ReteachSection) -> str:
+    return f"{book}/book/{item.chapter}.html#{item.anchor}"
+
+
+def _feedback_link(folder: str):
+    base = folder.rstrip("/")
+    return lambda student: f"{base}/{feedback_filename(student)}"
+
+
+@cache
+def _chapter_titles() -> dict[str, str]:
+    return {section.chapter: section.title for section in book_sections().values()}
+
+
+@cache
+def _template() -> jinja2.Template:
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_HERE),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return environment.get_template("page.html.j2")

@@ -1,0 +1,274 @@
+"""What a class's report says about the class as a whole: the numbers of its page.
+
+Everything is read from the report's structured fields (each function's status and
+score, each test's ``pointer``, the hints opened); no message is parsed. The same
+report gives the same numbers, in the same order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from autograder.report.model import ExerciseResult, Report, StudentResult, TestPointer
+
+GROUPS = {
+    "passed": "passed",
+    "partial": "earned part",
+    "failed": "failed",
+    "raised": "raised an error",
+    "timeout": "timed out",
+    "absent": "not handed in",
+}
+"""How one learner's function ended, for the class's shares, best first, with the words
+the page shows. ``partial``: some points but not all; ``raised`` takes the statuses
+``error``, ``memory`` and ``crashed``; ``absent`` takes ``missing`` (no notebook, or
+no such function in it) and ``corrupt`` (a damaged file)."""
+
+_GROUP_OF_STATUS = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "raised",
+    "memory": "raised",
+    "crashed": "raised",
+    "timeout": "timeout",
+    "missing": "absent",
+    "corrupt": "absent",
+}
+
+LOW_DISCRIMINATION = 20.0
+"""Below this discrimination (a correlation, in percent) a function is flagged, unless
+nearly everyone scores on it (:data:`EASY_MEAN`): the threshold PrairieLearn's
+question statistics advise."""
+EASY_MEAN = 95.0
+
+
+def group_of(exercise: ExerciseResult) -> str:
+    """The :data:`GROUPS` key of one learner's result on one function."""
+    if exercise.status != "passed" and exercise.score > 0:
+        return "partial"
+    return _GROUP_OF_STATUS.get(exercise.status, "failed")
+
+
+@dataclass
+class FunctionStats:
+    """One graded function over the class. ``discrimination`` is the correlation (Pearson,
+    in percent) between the learners' scores on it and their totals, as PrairieLearn
+    computes it; None where either does not vary."""
+
+    chapter: str
+    name: str
+    max_score: float
+    counts: dict[str, int]
+    median: float
+    mean_percent: float
+    discrimination: float | None
+    hints_opened_by: int
+    """Learners whose notebook records at least one of its hints opened."""
+    passed_with_hints: int
+    passed_without_hints: int
+
+    @property
+    def learners(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def passed_of_handed_in(self) -> float:
+        """The share of the learners who handed it in that passed it (1 when none did):
+        how hard it is, apart from who did not hand in its notebook."""
+        handed_in = self.learners - self.counts.get("absent", 0)
+        return self.counts.get("passed", 0) / handed_in if handed_in else 1.0
+
+    def share(self, group: str) -> float:
+        """The share of the class (0 to 1) whose result is in ``group``."""
+        return self.counts.get(group, 0) / self.learners if self.learners else 0.0
+
+    @property
+    def flagged(self) -> bool:
+        """Whether its discrimination is low or negative: a test that may measure the
+        wrong thing, or a task worded so that strong learners miss it."""
+        d = self.discrimination
+        return d is not None and (
+            d < 0 or (d < LOW_DISCRIMINATION and self.mean_percent <= EASY_MEAN)
+        )
+
+
+@dataclass
+class ReteachSection:
+    """A section of the book that failed tests sent learners back to."""
+
+    chapter: str
+    section: str
+    anchor: str
+    learners: int
+    functions: list[tuple[str, int]]
+    """Each function whose failures pointed here, with how many learners, most first."""
+    example: str
+    """One message that sent a learner here: the most frequent, course-written first."""
+
+
+@dataclass
+class LearnerRow:
+    """One learner's line: ``name`` is a pseudonym when the page is anonymised, and
+    ``student`` always the name their feedback file is called by."""
+
+    name: str
+    student: str
+    score: float
+    max_score: float
+    missed: list[str]
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.score / self.max_score if self.max_score else 0.0
+
+
+@dataclass
+class ClassInsight:
+    """The whole page's numbers; see :func:`class_insight`."""
+
+    learners: int
+    reteach: list[ReteachSection]
+    functions: list[FunctionStats]
+    """Hardest first: the smallest share of those who handed it in passed, then the
+    lowest mean score."""
+    totals: list[float]
+    """Each learner's total, in percent, in the rows' order."""
+    chapters: dict[str, list[float]] = field(default_factory=dict)
+    """Each chapter's scores, in percent, one per learner, in the course's order."""
+    rows: list[LearnerRow] = field(default_factory=list)
+
+
+def class_insight(report: Report, anonymise: bool = False) -> ClassInsight:
+    """The numbers of a class's page, computed from ``report``.
+
+    ``anonymise`` replaces each learner's name by :func:`pseudonym`.
+    """
+    students = report.students
+    totals = {s.student: _percent(s.score, s.max_score) for s in students}
+    return ClassInsight(
+        learners=len(students),
+        reteach=reteach_sections(students),
+        functions=function_stats(students, totals),
+        totals=[totals[s.student] for s in students],
+        chapters=chapter_scores(students),
+        rows=[_row(s, anonymise) for s in students],
+    )
+
+
+def function_stats(students: list[StudentResult], totals: dict[str, float]) -> list[FunctionStats]:
+    """One :class:`FunctionStats` per graded function, hardest first."""
+    results: dict[tuple[str, str], list[tuple[str, ExerciseResult]]] = defaultdict(list)
+    for student in students:
+        for exercise in student.exercises:
+            results[(_chapter(exercise), exercise.name)].append((student.student, exercise))
+    found = [_function(key, graded, totals) for key, graded in results.items()]
+    return sorted(found, key=lambda f: (f.passed_of_handed_in, f.mean_percent))
+
+
+def _function(
+    key: tuple[str, str], graded: list[tuple[str, ExerciseResult]], totals: dict[str, float]
+) -> FunctionStats:
+    exercises = [exercise for _, exercise in graded]
+    max_score = max(exercise.max_score for exercise in exercises)
+    percents = [_percent(exercise.score, max_score) for exercise in exercises]
+    hinted = [e for e in exercises if e.hints_opened > 0]
+    return FunctionStats(
+        chapter=key[0],
+        name=key[1],
+        max_score=max_score,
+        counts=dict(Counter(group_of(exercise) for exercise in exercises)),
+        median=statistics.median(exercise.score for exercise in exercises),
+        mean_percent=statistics.fmean(percents),
+        discrimination=_correlation(percents, [totals[student] for student, _ in graded]),
+        hints_opened_by=len(hinted),
+        passed_with_hints=sum(e.status == "passed" for e in hinted),
+        passed_without_hints=sum(e.status == "passed" for e in exercises if e.hints_opened == 0),
+    )
+
+
+def _correlation(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson's correlation of ``xs`` and ``ys`` in percent; None where it is undefined."""
+    if len(xs) < 2 or len(set(xs)) < 2 or len(set(ys)) < 2:
+        return None
+    return 100.0 * statistics.correlation(xs, ys)
+
+
+def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
+    """The sections failed tests pointed to, the most learners first (then by name).
+
+    A learner counts once per section, however many of their tests pointed there.
+    """
+    learners: dict[tuple[str, str], set[str]] = defaultdict(set)
+    by_function: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    said: dict[tuple[str, str], Counter[tuple[bool, str]]] = defaultdict(Counter)
+    named: dict[tuple[str, str], TestPointer] = {}
+    for student in students:
+        for exercise in student.exercises:
+            pointers = {}
+            for test in exercise.tests:
+                if test.outcome == "passed" or test.pointer is None:
+                    continue
+                where = (test.pointer.chapter, test.pointer.anchor)
+                named.setdefault(where, test.pointer)
+                pointers.setdefault(where, test)
+            for where, test in pointers.items():
+                learners[where].add(student.student)
+                by_function[where][exercise.name] += 1
+                # a hidden test's message is the course's own words, never the learner's
+                said[where][(not test.hidden, test.message)] += 1
+    sections = [
+        ReteachSection(
+            chapter=where[0],
+            section=named[where].section,
+            anchor=where[1],
+            learners=len(who),
+            functions=sorted(by_function[where].items(), key=lambda item: (-item[1], item[0])),
+            example=min(said[where].items(), key=lambda item: (item[0][0], -item[1]))[0][1],
+        )
+        for where, who in learners.items()
+    ]
+    return sorted(sections, key=lambda s: (-s.learners, s.chapter, s.section))
+
+
+def chapter_scores(students: list[StudentResult]) -> dict[str, list[float]]:
+    """Each chapter's score per learner, in percent, chapters in the report's order."""
+    chapters: dict[str, list[float]] = {}
+    for student in students:
+        earned: dict[str, list[float]] = {}
+        for exercise in student.exercises:
+            pair = earned.setdefault(_chapter(exercise), [0.0, 0.0])
+            pair[0] += exercise.score
+            pair[1] += exercise.max_score
+        for chapter, (score, max_score) in earned.items():
+            chapters.setdefault(chapter, []).append(_percent(score, max_score))
+    return chapters
+
+
+def pseudonym(name: str) -> str:
+    """A stable stand-in for ``name``: the same name gives the same pseudonym on every page.
+
+    Derived from the name alone (its SHA-256), so whoever has the class list can
+    recompute it: it hides names from colleagues, not from the course's staff.
+    """
+    return "learner-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+
+
+def _row(student: StudentResult, anonymise: bool) -> LearnerRow:
+    return LearnerRow(
+        name=pseudonym(student.student) if anonymise else student.student,
+        student=student.student,
+        score=student.score,
+        max_score=student.max_score,
+        missed=[exercise.name for exercise in student.not_passed],
+    )
+
+
+def _chapter(exercise: ExerciseResult) -> str:
+    return exercise.notebook.removesuffix(".ipynb")
+
+
+def _percent(score: float, max_score: float) -> float:
+    return 100.0 * score / max_score if max_score else 0.0
