@@ -22,6 +22,8 @@ PROVIDED_BY = {
     "IPython": "ipython",
     "jax": "jax",
     "jaxlib": "jaxlib",
+    "jinja2": "jinja2",
+    "matplotlib": "matplotlib",
     "nbformat": "nbformat",
     "nbgrader": "nbgrader",
     "numpy": "numpy",
