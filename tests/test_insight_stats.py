@@ -1,0 +1,185 @@
+"""The numbers of a class's page, computed from the report's structured fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.report.insight.stats import (
+    class_insight,
+    function_stats,
+    group_of,
+    pseudonym,
+    reteach_sections,
+)
+from autograder.report.model import (
+    ExerciseResult,
+    Report,
+    StudentResult,
+    TestPointer,
+    TestResult,
+)
+
+CHILDREN = TestPointer("aux_data#children", "aux_data", "Children and aux_data", "children")
+PREFIX = TestPointer("trees-of-different-structures", "mapping", "The first tree", "prefix")
+
+
+def _exercise(
+    name: str,
+    outcomes: list[tuple[str, float]],
+    pointer: TestPointer | None = None,
+    notebook: str = "aux_data.ipynb",
+    hints: int = 0,
+    message: str = "",
+    hidden: bool = True,
+) -> ExerciseResult:
+    """A function of ``notebook`` whose tests ended as ``(outcome, points of 1)`` each."""
+    tests = [
+        TestResult(
+            f"{name}_{index}",
+            outcome,
+            earned,
+            1.0,
+            message="" if outcome == "passed" else message,
+            hidden=hidden,
+            pointer=None if outcome == "passed" else pointer,
+        )
+        for index, (outcome, earned) in enumerate(outcomes)
+    ]
+    return ExerciseResult(notebook, name, float(len(outcomes)), tests, hints_opened=hints)
+
+
+def test_a_function_with_some_points_but_not_all_earned_part():
+    assert group_of(_exercise("f", [("passed", 1), ("failed", 0)])) == "partial"
+
+
+@pytest.mark.parametrize(
+    ("outcome", "group"),
+    [
+        ("failed", "failed"),
+        ("error", "raised"),
+        ("memory", "raised"),
+        ("crashed", "raised"),
+        ("timeout", "timeout"),
+        ("missing", "absent"),
+        ("corrupt", "absent"),
+    ],
+)
+def test_a_function_with_no_points_is_grouped_by_its_status(outcome, group):
+    assert group_of(_exercise("f", [(outcome, 0)])) == group
+
+
+def test_a_learner_counts_once_per_section_however_many_tests_pointed_there():
+    ada = StudentResult(
+        "ada",
+        [
+            _exercise("f", [("failed", 0), ("failed", 0)], CHILDREN),
+            _exercise("g", [("failed", 0)], CHILDREN),
+        ],
+    )
+    (section,) = reteach_sections([ada])
+    assert (section.learners, section.functions) == (1, [("f", 1), ("g", 1)])
+
+
+def test_sections_are_ordered_by_how_many_learners_they_sent_back():
+    students = [
+        StudentResult("ada", [_exercise("f", [("failed", 0)], PREFIX)]),
+        StudentResult("bob", [_exercise("f", [("failed", 0)], CHILDREN)]),
+        StudentResult("cy", [_exercise("f", [("error", 0)], CHILDREN)]),
+    ]
+    assert [(s.anchor, s.learners) for s in reteach_sections(students)] == [
+        ("children", 2),
+        ("prefix", 1),
+    ]
+
+
+def test_a_passed_test_or_one_without_a_pointer_sends_no_one_back():
+    students = [StudentResult("ada", [_exercise("f", [("passed", 1), ("failed", 0)])])]
+    assert reteach_sections(students) == []
+
+
+def test_the_example_message_is_a_hidden_tests_own_words_before_a_visible_one():
+    students = [
+        StudentResult(
+            "ada", [_exercise("f", [("failed", 0)], CHILDREN, message="mine", hidden=False)]
+        ),
+        StudentResult("bob", [_exercise("f", [("failed", 0)], CHILDREN, message="course")]),
+    ]
+    assert reteach_sections(students)[0].example == "course"
+
+
+def test_functions_are_hardest_first_among_those_who_handed_them_in():
+    students = [
+        StudentResult(
+            name,
+            [
+                _exercise("easy", [(easy, 0)]),
+                _exercise("hard", [(hard, 0)]),
+            ],
+        )
+        for name, easy, hard in [
+            ("ada", "passed", "failed"),
+            ("bob", "missing", "passed"),
+            ("cy", "missing", "failed"),
+        ]
+    ]
+    assert [f.name for f in function_stats(students, dict.fromkeys(("ada", "bob", "cy"), 0.0))] == [
+        "hard",
+        "easy",
+    ]
+
+
+def test_discrimination_is_the_correlation_of_the_functions_scores_with_the_totals():
+    # scores on f: 0, 1, 2 of 2 (0, 50, 100 %); totals 10, 20, 60 %: r = 0.9449
+    students = [
+        StudentResult(name, [_exercise("f", [("passed", 1)] * k + [("failed", 0)] * (2 - k))])
+        for name, k in [("ada", 0), ("bob", 1), ("cy", 2)]
+    ]
+    (stats,) = function_stats(students, {"ada": 10.0, "bob": 20.0, "cy": 60.0})
+    assert stats.discrimination == pytest.approx(94.49, abs=0.01)
+    assert not stats.flagged
+
+
+def test_a_function_everyone_scores_alike_on_has_no_discrimination():
+    students = [StudentResult(n, [_exercise("f", [("passed", 1)])]) for n in ("ada", "bob")]
+    (stats,) = function_stats(students, {"ada": 10.0, "bob": 90.0})
+    assert stats.discrimination is None and not stats.flagged
+
+
+def test_a_function_the_weaker_learners_pass_is_flagged():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
+        StudentResult("bob", [_exercise("f", [("failed", 0)])]),
+    ]
+    (stats,) = function_stats(students, {"ada": 10.0, "bob": 90.0})
+    assert stats.discrimination == pytest.approx(-100.0) and stats.flagged
+
+
+def test_hints_opened_are_counted_against_passing():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)], hints=2)]),
+        StudentResult("bob", [_exercise("f", [("failed", 0)], hints=1)]),
+        StudentResult("cy", [_exercise("f", [("passed", 1)])]),
+    ]
+    (stats,) = function_stats(students, dict.fromkeys(("ada", "bob", "cy"), 0.0))
+    assert (stats.hints_opened_by, stats.passed_with_hints, stats.passed_without_hints) == (2, 1, 1)
+
+
+def test_chapter_scores_and_totals_are_percent_per_learner():
+    ada = StudentResult(
+        "ada",
+        [
+            _exercise("f", [("passed", 1), ("failed", 0)]),
+            _exercise("g", [("passed", 1)], notebook="mapping.ipynb"),
+        ],
+    )
+    insight = class_insight(Report([ada], "process"))
+    assert insight.totals == pytest.approx([200 / 3])
+    assert insight.chapters == {"aux_data": [50.0], "mapping": [100.0]}
+
+
+def test_anonymised_rows_show_a_stable_pseudonym_but_keep_the_name_for_feedback():
+    report = Report([StudentResult("ada", [_exercise("f", [("failed", 0)])])], "process")
+    (row,) = class_insight(report, anonymise=True).rows
+    assert row.name == pseudonym("ada") != "ada" and row.student == "ada"
+    assert pseudonym("ada") == pseudonym("ada") != pseudonym("bob")
+    assert row.missed == ["f"]
