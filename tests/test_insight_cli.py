@@ -145,10 +145,12 @@ def test_sections_link_into_the_published_book_at_book_url(tmp_path):
     )
 
 
-def test_each_learner_links_their_feedback_file_when_given_its_folder(tmp_path):
+def test_each_learner_links_their_feedback_file_where_the_folder_has_it(tmp_path):
     name = "ada lovelace/../x"
-    report = _write(tmp_path / "r.json", _report(_student(name, True)))
+    report = _write(tmp_path / "r.json", _report(_student(name, True), _student("bob", False)))
     feedback = tmp_path / "feedback"
+    feedback.mkdir()
+    (feedback / feedback_filename(name)).write_text("# Feedback", encoding="utf-8")
     run_cli("insight", report, "--html", tmp_path / "pages/class.html", "--feedback", feedback)
     (link,) = [h for h in _links(tmp_path / "pages/class.html").hrefs if h.endswith(".md")]
     assert (tmp_path / "pages" / link).resolve() == (feedback / feedback_filename(name)).resolve()

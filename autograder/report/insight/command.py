@@ -9,6 +9,7 @@ from pathlib import Path
 
 from autograder.load.course import REPO_ROOT
 from autograder.load.submissions import UnusableInput
+from autograder.report.feedback import feedback_filename
 from autograder.report.formats import write_text
 from autograder.report.insight.page import class_page
 from autograder.report.model import Report, merge_reports
@@ -49,11 +50,17 @@ def write_page(
 
     Sections link into the book at ``book_url``, else into the built book of this
     course (:data:`BUILT_BOOK`) by a path relative to the page. ``feedback``, the
-    folder the learners' feedback files were written to, links each learner's row.
+    folder the learners' feedback files were written to, links each learner's row to
+    their file there, where it exists.
     """
     where = html.resolve().parent
     book = book_url or _relative(BUILT_BOOK, where)
-    links = None if feedback is None else _relative(feedback.resolve(), where)
+    links = None
+    if feedback is not None:
+        files = {
+            s.student: feedback.resolve() / feedback_filename(s.student) for s in report.students
+        }
+        links = {name: _relative(file, where) for name, file in files.items() if file.is_file()}
     write_text(html, class_page(report, sources, book, links, anonymise))
 
 

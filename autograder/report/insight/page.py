@@ -18,7 +18,6 @@ from pathlib import Path
 import jinja2
 
 from autograder.load.book import book_sections
-from autograder.report.feedback import feedback_filename
 from autograder.report.insight import charts
 from autograder.report.insight.stats import (
     EASY_MEAN,
@@ -37,15 +36,16 @@ def class_page(
     report: Report,
     sources: list[str],
     book: str,
-    feedback: str | None = None,
+    feedback: dict[str, str] | None = None,
     anonymise: bool = False,
 ) -> str:
     """The page for ``report``, read from the files named ``sources``.
 
     ``book`` is the built book's address: a URL, or a path relative to the page; each
-    section is linked as ``<book>/book/<chapter>.html#<anchor>``. ``feedback`` is the
-    folder of the learners' feedback files relative to the page, to link each row to
-    its file; None links none. ``anonymise`` shows pseudonyms instead of names.
+    section is linked as ``<book>/book/<chapter>.html#<anchor>``. ``feedback`` gives
+    the address of each learner's feedback file (by their name in the report), to
+    link their row to it; None leaves out the column. ``anonymise`` shows pseudonyms
+    instead of names.
     """
     insight = class_insight(report, anonymise)
     script = (_HERE / "sort.js").read_text(encoding="utf-8")
@@ -69,7 +69,7 @@ def class_page(
         chapter_chart=charts.chapter_histograms(insight.chapters),
         chapter_title=lambda chapter: titles.get(chapter, chapter),
         section_link=lambda item: _section_link(book, item),
-        feedback=None if feedback is None else _feedback_link(feedback),
+        feedback=feedback,
         points=points,
         script=script,
         script_hash="sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode(),
@@ -78,11 +78,6 @@ def class_page(
 
 def _section_link(book: str, item: ReteachSection) -> str:
     return f"{book}/book/{item.chapter}.html#{item.anchor}"
-
-
-def _feedback_link(folder: str):
-    base = folder.rstrip("/")
-    return lambda student: f"{base}/{feedback_filename(student)}"
 
 
 @cache
