@@ -295,3 +295,65 @@ def test_a_known_exception_keeps_its_name_for_the_courses_tests():
     assert LearnerError("f", {"type": "TracerBoolConversionError"}).type == (
         "TracerBoolConversionError"
     )
+
+
+def test_a_failed_check_rereads_the_section_its_own_message_names():
+    result = verdict(lambda x: 2 if x == 1 else 0, cell(', "Reread Leaves → None is a node."'))
+    assert result.kind == "failed-check"
+    assert result.reread.startswith("Leaves → None is a node")
+
+
+def quoting(source: str, returned: str):
+    """The verdict of a one-line test ``source`` on an ``f`` that returns ``returned``."""
+    test = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+    return run_test_cell(test, {"f": lambda x: returned}, "nb.ipynb")
+
+
+def test_a_section_named_in_the_learners_value_does_not_replace_the_messages_own():
+    source = 'assert f(1) == 2, f"f(1) returned {f(1)!r}. Reread Leaves → None is a node."\n'
+    result = quoting(source, "Reread Mapping → Mapping over one tree.")
+    assert "Reread Mapping" in result.message
+    assert result.reread.startswith("Leaves → None is a node")
+
+
+def test_a_section_named_only_in_the_learners_value_is_no_section():
+    result = quoting(
+        'assert f(1) == 2, f"f(1) returned {f(1)!r}"\n', "Reread Leaves → The registry"
+    )
+    assert "Reread Leaves" in result.message and result.reread == ""
+
+
+def test_an_error_the_course_explains_names_its_idea_and_section():
+    raising = learner_error("TypeError", "reduce() of empty iterable with no initial value")
+    result = verdict(raising)
+    assert (result.outcome, result.kind) == ("error", "error")
+    assert result.idea == "reduce-empty-tree"
+    assert result.reread == "Mapping → Reducing a tree"
+
+
+def test_an_error_the_course_does_not_explain_names_no_idea():
+    result = verdict(learner_error("KeyError", "'w'"))
+    assert (result.kind, result.idea, result.reread) == ("error", "", "")
+
+
+def test_an_unwritten_function_is_of_the_kind_not_written():
+    def stub(x):
+        raise NotImplementedError
+
+    assert verdict(learner_error("NotImplementedError")).kind == "not-written"
+    assert verdict(stub).kind == "not-written"
+
+
+@pytest.mark.parametrize(
+    ("exception", "kind"),
+    [
+        (CallTimeout(), "timeout"),
+        (FunctionMissing("f", ["g"]), "missing"),
+        (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
+    ],
+)
+def test_worker_troubles_have_their_own_kinds(exception, kind):
+    def trouble(x):
+        raise exception
+
+    assert verdict(trouble).kind == kind
