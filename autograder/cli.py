@@ -52,8 +52,7 @@ from autograder.load.submissions import (
 )
 from autograder.report import console, feedback, formats
 from autograder.report.gradebook import write_gradebook
-from autograder.report.insight.command import insight, read_reports, write_page
-from autograder.report.model import Report
+from autograder.report.model import Report, read_reports
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
 from autograder.store import folder as store
@@ -467,6 +466,10 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _insight(args: argparse.Namespace) -> int:
+    # imported here, as in _write_outputs: Matplotlib takes a second to import, and only
+    # the commands that write the class's page need it
+    from autograder.report.insight.command import insight
+
     return insight(args.reports, args.html, args.book_url, args.feedback, args.anonymise)
 
 
@@ -505,6 +508,8 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
     if args.gradebook:
         write_gradebook(report, course, args.gradebook)
     if args.html:
+        from autograder.report.insight.command import write_page
+
         sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
         write_page(args.html, report, sources, args.book_url, args.feedback, args.anonymise)
     markdown = formats.to_markdown(report)

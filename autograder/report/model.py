@@ -13,6 +13,7 @@ from typing import Any
 
 from autograder.compare.verdicts import OUTCOMES
 from autograder.load.handed_in import NotebookFile
+from autograder.load.submissions import UnusableInput
 
 SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""
@@ -294,3 +295,23 @@ def merge_reports(reports: list[Report], names: list[str]) -> Report:
             seen[student.student] = name
     students = sorted((s for r in reports for s in r.students), key=lambda s: s.student)
     return Report(students, first.isolation, first.processes, first.seed, first.call_limit)
+
+
+def read_reports(paths: list[Path]) -> Report:
+    """One report from the JSON reports ``paths`` (one, several shards, or a merged one).
+
+    Raises UnusableInput naming the file that is not a report, or why the reports
+    cannot be joined (graded otherwise, or a learner in two of them).
+    """
+    reports = []
+    for path in paths:
+        try:
+            reports.append(Report.from_dict(json.loads(path.read_text(encoding="utf-8"))))
+        except FileNotFoundError:
+            raise UnusableInput(f"{path}: no such file") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise UnusableInput(f"{path} is not a report written by grade --json ({exc})") from None
+    try:
+        return reports[0] if len(reports) == 1 else merge_reports(reports, [str(p) for p in paths])
+    except ValueError as exc:
+        raise UnusableInput(str(exc)) from None

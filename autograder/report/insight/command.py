@@ -3,7 +3,6 @@ and ``merge``: a class's page, written from its report."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -12,30 +11,10 @@ from autograder.load.submissions import UnusableInput
 from autograder.report.feedback import feedback_filename
 from autograder.report.formats import write_text
 from autograder.report.insight.page import class_page
-from autograder.report.model import Report, merge_reports
+from autograder.report.model import Report, read_reports
 
 BUILT_BOOK = REPO_ROOT / "_build" / "html"
 """Where ``jupyter-book build .`` writes the book: the sections' links lead there by default."""
-
-
-def read_reports(paths: list[Path]) -> Report:
-    """One report from the JSON reports ``paths`` (one, several shards, or a merged one).
-
-    Raises UnusableInput naming the file that is not a report, or why the reports
-    cannot be joined (graded otherwise, or a learner in two of them).
-    """
-    reports = []
-    for path in paths:
-        try:
-            reports.append(Report.from_dict(json.loads(path.read_text(encoding="utf-8"))))
-        except FileNotFoundError:
-            raise UnusableInput(f"{path}: no such file") from None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UnusableInput(f"{path} is not a report written by grade --json ({exc})") from None
-    try:
-        return reports[0] if len(reports) == 1 else merge_reports(reports, [str(p) for p in paths])
-    except ValueError as exc:
-        raise UnusableInput(str(exc)) from None
 
 
 def write_page(
