@@ -183,3 +183,16 @@ def test_anonymised_rows_show_a_stable_pseudonym_but_keep_the_name_for_feedback(
     assert row.name == pseudonym("ada") != "ada" and row.student == "ada"
     assert pseudonym("ada") == pseudonym("ada") != pseudonym("bob")
     assert row.missed == ["f"]
+
+
+def test_a_chapter_not_handed_in_has_no_score_in_it_but_counts_in_the_total():
+    ada = StudentResult(
+        "ada",
+        [
+            _exercise("f", [("passed", 1)]),
+            _exercise("g", [("missing", 0)], notebook="mapping.ipynb"),
+        ],
+    )
+    insight = class_insight(Report([ada], "process"))
+    assert insight.chapters == {"aux_data": [100.0], "mapping": []}
+    assert insight.totals == [50.0]

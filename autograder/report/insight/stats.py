@@ -137,7 +137,8 @@ class ClassInsight:
     totals: list[float]
     """Each learner's total, in percent, in the rows' order."""
     chapters: dict[str, list[float]] = field(default_factory=dict)
-    """Each chapter's scores, in percent, one per learner, in the course's order."""
+    """Each chapter's scores, in percent, one per learner who handed it in, in the
+    report's order."""
     rows: list[LearnerRow] = field(default_factory=list)
 
 
@@ -234,16 +235,24 @@ def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
 
 
 def chapter_scores(students: list[StudentResult]) -> dict[str, list[float]]:
-    """Each chapter's score per learner, in percent, chapters in the report's order."""
+    """Each chapter's score per learner who handed it in, in percent, chapters in the
+    report's order. A learner none of whose functions of a chapter were there (no
+    notebook, or a damaged one) has no score in it."""
     chapters: dict[str, list[float]] = {}
     for student in students:
         earned: dict[str, list[float]] = {}
+        handed_in: set[str] = set()
         for exercise in student.exercises:
-            pair = earned.setdefault(_chapter(exercise), [0.0, 0.0])
+            chapter = _chapter(exercise)
+            chapters.setdefault(chapter, [])
+            pair = earned.setdefault(chapter, [0.0, 0.0])
             pair[0] += exercise.score
             pair[1] += exercise.max_score
+            if group_of(exercise) != "absent":
+                handed_in.add(chapter)
         for chapter, (score, max_score) in earned.items():
-            chapters.setdefault(chapter, []).append(_percent(score, max_score))
+            if chapter in handed_in:
+                chapters[chapter].append(_percent(score, max_score))
     return chapters
 
 
