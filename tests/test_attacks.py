@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from html.parser import HTMLParser
 
 import pytest
 from attack_cases import CASES, EXPECTED, SUITE, differences, expectations, write_suite
@@ -91,3 +92,41 @@ def test_the_whole_suite_finishes_within_five_minutes(graded):
 def test_no_attack_changed_the_grader(graded):
     _, _, _, unchanged = graded
     assert unchanged
+
+
+class _PageElements(HTMLParser):
+    """The learners' names as the class page's rows show them, and every element's tag
+    and attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+        self.tags: list[tuple[str, list[str]]] = []
+        self._in_name = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, [name for name, _ in attrs]))
+        self._in_name = tag == "td" and ("data-name", "learner") in attrs
+        if self._in_name:
+            self.names.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_name = self._in_name and tag != "td"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_name:
+            self.names[-1] += data
+
+
+def test_the_class_page_of_the_attacks_shows_their_names_and_messages_as_text(graded, tmp_path):
+    _, report, _, _ = graded
+    (tmp_path / "r.json").write_text(json.dumps(report), encoding="utf-8")
+    done = run_cli("insight", tmp_path / "r.json", "--html", tmp_path / "class.html")
+    assert done.returncode == 0, done.stderr
+    page = _PageElements()
+    page.feed((tmp_path / "class.html").read_text(encoding="utf-8"))
+    assert sorted(page.names) == sorted(s["student"] for s in report["students"])
+    assert [tag for tag, _ in page.tags if tag in ("script", "img", "iframe", "object")] == [
+        "script"
+    ]
+    assert [tag for tag, attrs in page.tags if any(a.startswith("on") for a in attrs)] == []
