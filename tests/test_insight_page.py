@@ -222,9 +222,6 @@ class Opened:
     requests: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
 
-    def text(self, selector: str) -> str:
-        return self.page.locator(selector).text_content() or ""
-
     def value(self, selector: str) -> str:
         return self.page.locator(selector).get_attribute("data-value") or ""
 
