@@ -78,6 +78,17 @@ def graded_exercises(tmp_path_factory) -> Graded:
     return grade_with_cli(EXERCISES, tmp_path_factory.mktemp("exercises") / "r.json")
 
 
+@pytest.fixture(scope="session")
+def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    """The misconception cases graded as a class (``misconception_class``), once per run."""
+    # imported here: misconception_class imports this module, and loads the course
+    from misconception_class import write_class
+
+    root = tmp_path_factory.mktemp("misconceptions")
+    # every case of the course in one run: minutes, so a wider guard against a hang
+    return grade_with_cli(write_class(root / "class"), root / "report.json", timeout=1800)
+
+
 def build_book(root: Path) -> subprocess.CompletedProcess[str]:
     """Build the book at ``root`` with warnings as errors, as CI does."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+from chromium import CHROMIUM_ARGS, chromium_path
 from figure_geometry import Label, Segment, problems
 from playwright.sync_api import (
     Browser,
@@ -42,26 +42,8 @@ from booktools.serve import make_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-# Debian's package first; Chrome where that is what the machine has (GitHub's runners).
-BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")
 THIS_MACHINE = {"127.0.0.1", "localhost"}
 KERNEL_SECONDS = 120
-
-
-def _chromium() -> str:
-    found = [os.environ.get("CHROMIUM")] + [shutil.which(name) for name in BROWSER_NAMES]
-    path = next((candidate for candidate in found if candidate), None)
-    if path is None:
-        pytest.fail("the browser tests need Chromium: apt-get install chromium, or set CHROMIUM")
-    return path
 
 
 def _free_port() -> int:
@@ -193,7 +175,7 @@ def jupyter(site: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jup
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -14,21 +14,14 @@ import re
 from collections import Counter
 
 import pytest
-from misconception_class import CASES, COURSE, write_class
+from misconception_class import CASES, COURSE
 from misconception_class import learner as _learner
 
 from autograder.load.course import REPO_ROOT
-from conftest import Graded, grade_with_cli, run_cli, write_variant
+from conftest import Graded, run_cli, write_variant
 
 # "Reread <Chapter> → <Section>": what a message says when it names the section to reread.
 SECTION_NAMED = re.compile(r"Reread \S.* → \S")
-
-
-@pytest.fixture(scope="module")
-def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
-    root = tmp_path_factory.mktemp("misconceptions")
-    # every case of the course in one run: minutes, so a wider guard against a hang
-    return grade_with_cli(write_class(root / "class"), root / "report.json", timeout=1800)
 
 
 def test_every_graded_function_has_at_least_three_misconception_cases():
