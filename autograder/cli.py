@@ -51,6 +51,7 @@ from autograder.load.submissions import (
     nbgrader_assignments,
 )
 from autograder.report import console, feedback, formats
+from autograder.report.class_summary import markdown_summary
 from autograder.report.gradebook import write_gradebook
 from autograder.report.model import Report, read_reports
 from autograder.report.status import print_chapter, print_progress
@@ -512,7 +513,7 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
 
         sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
         write_page(args.html, report, sources, args.book_url, args.feedback, args.anonymise)
-    markdown = formats.to_markdown(report)
+    markdown = markdown_summary(report)
     if args.markdown:
         formats.write_text(args.markdown, markdown)
     if os.environ.get("GITHUB_STEP_SUMMARY"):

@@ -209,3 +209,17 @@ def test_learners_feedback_in_the_log_cannot_issue_workflow_commands(grading):
     run = grading_step(grading)["run"]
     stop = run.index("::stop-commands::")
     assert stop < run.index("-m autograder grade")
+
+
+def test_the_class_workflow_writes_the_classs_page_and_uploads_it_with_the_reports():
+    workflow = load(GRADE_CLASS)
+    merge = only(
+        [s for s in steps(workflow) if "-m autograder merge" in s.get("run", "")], "merge step"
+    )
+    assert re.search(r"--html class\.html\b", merge["run"]), merge["run"]
+    uploads = [
+        s["with"]["path"].split()
+        for s in workflow["jobs"]["merge"]["steps"]
+        if s.get("uses", "").startswith("actions/upload-artifact@")
+    ]
+    assert uploads and "class.html" in only(uploads, "upload of the merged reports")

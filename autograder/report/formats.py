@@ -62,7 +62,12 @@ def to_junit(report: Report) -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def to_markdown(report: Report) -> str:
+def to_markdown(report: Report, class_part: str = "") -> str:
+    """The report's summary in Markdown (GitHub's flavour): the score table, then
+    ``class_part`` (Markdown, put there as it is), then what each learner did not pass
+    and the hints they opened. The summary grading writes, with the class's short
+    version as ``class_part``, is :func:`autograder.report.class_summary.markdown_summary`.
+    """
     lines = [
         "## Grading report",
         "",
@@ -74,13 +79,17 @@ def to_markdown(report: Report) -> str:
         "| --- | ---: | ---: | --- | --- |",
     ]
     for student in report.students:
-        others = ", ".join(f"{MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed)
+        others = markdown_cell(
+            ", ".join(f"{MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed)
+        )
         lines.append(
             f"| {markdown_cell(student.student)} "
             f"| {points(student.score)} / {points(student.max_score)} "
             f"| {student.passed} / {len(student.exercises)} | {others or '—'} "
             f"| {markdown_cell(student.files_summary()) or '—'} |"
         )
+    if class_part:
+        lines += ["", class_part.rstrip("\n")]
     for student in report.students:
         details = student.not_passed
         if not details and not student.notes:
@@ -89,7 +98,7 @@ def to_markdown(report: Report) -> str:
         for exercise in details:
             message = exercise.first_message
             mark = MARKS[exercise.status]
-            title = f"{exercise.notebook} · {exercise.name}"
+            title = markdown_cell(f"{exercise.notebook} · {exercise.name}")
             lines.append(f"- {mark} **{title}**: {markdown_cell(message)}")
             if exercise.hint:
                 lines.append(f"  - Hint: {markdown_cell(exercise.hint)}")
@@ -106,7 +115,9 @@ def to_markdown(report: Report) -> str:
 
 def _hints_summary(exercises: list[ExerciseResult]) -> str:
     """``fn: n`` for every function with hints opened, in the report's order."""
-    return ", ".join(f"`{e.name}`: {e.hints_opened}" for e in exercises if e.hints_opened)
+    return markdown_cell(
+        ", ".join(f"`{e.name}`: {e.hints_opened}" for e in exercises if e.hints_opened)
+    )
 
 
 # The columns of ``nbgrader export``'s grades.csv, so gradebook tools that read
