@@ -94,6 +94,8 @@ class Node:
     """
 
     def __init__(self, children: list[Any], aux: Any) -> None:
+        if not _node_registered:
+            _register_node()
         self.children = list(children)
         self.aux = aux
 
@@ -101,15 +103,20 @@ class Node:
         return f"Node(children={self.children!r}, aux={self.aux!r})"
 
 
+_node_registered = False
+
+
 def _register_node() -> None:
+    """Register :class:`Node` with JAX, once, when the first one is made: no Node reaches
+    JAX before it is made, and importing this module then imports no JAX (1.3 s of
+    every command's start, ``insight`` and ``status`` included, that make none)."""
+    global _node_registered
     import jax
 
     jax.tree_util.register_pytree_node(
         Node, lambda node: (node.children, node.aux), lambda aux, ch: Node(list(ch), aux)
     )
-
-
-_register_node()
+    _node_registered = True
 
 
 class Row(list):
