@@ -4,8 +4,8 @@ Each learner hands in the solution notebook of their case's chapter with the cas
 wrong function in place of the right one. ``test_misconceptions`` grades this class;
 an instructor can grade it too, to see a class's page of insight on known mistakes::
 
-    python tests/misconception_class.py /tmp/misconceptions
-    python -m autograder grade /tmp/misconceptions --json report.json --html class.html
+    .venv/bin/python tests/misconception_class.py /tmp/misconceptions
+    .venv/bin/python -m autograder grade /tmp/misconceptions --json report.json --html class.html
 """
 
 from __future__ import annotations

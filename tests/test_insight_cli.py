@@ -179,3 +179,49 @@ def test_grade_writes_the_page_linking_the_feedback_files_it_wrote(tmp_path):
     assert sorted(os.path.normpath(tmp_path / link) for link in links) == sorted(
         str(path) for path in (tmp_path / "feedback").iterdir()
     )
+
+
+class _NumberCells(HTMLParser):
+    """The number cells (``td.num``) of the page's sortable tables that have no
+    ``data-sort``: sort.js would order them as text, 12 before 9."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sortable = False
+        self.unsortable: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "table":
+            self.sortable = "sortable" in (values.get("class") or "").split()
+        elif tag == "td" and self.sortable and "data-sort" not in values:
+            numeric = "num" in (values.get("class") or "").split()
+            self.unsortable += [str(values)] if numeric else []
+
+
+def test_every_number_of_a_sortable_table_sorts_as_a_number(tmp_path):
+    ada, bob = _student("ada", True), _student("bob", False)
+    ada.exercises[0].hints_opened = 1
+    report = _write(tmp_path / "r.json", _report(ada, bob))
+    run_cli("insight", report, "--html", tmp_path / "class.html")
+    cells = _NumberCells()
+    cells.feed((tmp_path / "class.html").read_text(encoding="utf-8"))
+    assert cells.unsortable == []
+
+
+def test_an_anonymised_page_links_no_feedback_file_whose_name_is_a_learners(tmp_path):
+    report = _write(tmp_path / "r.json", _report(_student("ada", True)))
+    (tmp_path / "feedback").mkdir()
+    (tmp_path / "feedback" / feedback_filename("ada")).write_text("# Feedback", encoding="utf-8")
+    run_cli(
+        "insight", report, "--html", tmp_path / "class.html",
+        "--feedback", tmp_path / "feedback", "--anonymise",
+    )  # fmt: skip
+    assert [h for h in _links(tmp_path / "class.html").hrefs if h.endswith(".md")] == []
+
+
+def test_a_report_without_learners_is_refused_in_one_line(tmp_path):
+    report = _write(tmp_path / "r.json", _report())
+    done = run_cli("insight", report, "--html", tmp_path / "class.html")
+    assert done.returncode == 2
+    assert done.stderr == f"error: {report}: no learner to show\n"

@@ -357,15 +357,16 @@ def test_the_functions_come_hardest_first(opened):
     assert names == ["leaves_in_order", "replace_leaves", "same_structure", "count_leaves"]
 
 
-# Each function's shares of the five learners, its median score and its discrimination.
+# Each function's shares of the five learners, and the median score of those who
+# handed it in.
 FUNCTIONS = {
-    # scores 1, 3, 1, 3, 0 of 3: two passed, two earned part, one did not hand it in
-    "leaves_in_order": {"passed": 0.4, "partial": 0.4, "absent": 0.2, "median": "1"},
+    # scores 1, 3, 1, 3 of 3 (median 2), and one did not hand it in
+    "leaves_in_order": {"passed": 0.4, "partial": 0.4, "absent": 0.2, "median": "2"},
     # scores 3, 3, 0, 3, 1 of 3: one raised an error
     "replace_leaves": {"passed": 0.6, "partial": 0.2, "raised": 0.2, "median": "3"},
     # scores 2, 2, 1, 0, 2 of 2: one timed out
     "same_structure": {"passed": 0.6, "partial": 0.2, "timeout": 0.2, "median": "2"},
-    # scores 2, 2, 2, 0, 0 of 2: one failed, one did not hand it in
+    # scores 2, 2, 2, 0 of 2: one failed, and one did not hand it in
     "count_leaves": {"passed": 0.6, "failed": 0.2, "absent": 0.2, "median": "2"},
 }
 
@@ -383,19 +384,20 @@ def test_each_function_shows_its_shares_and_median(opened, function):
 
 
 def test_discrimination_is_the_correlation_of_a_functions_score_with_the_total(opened):
-    # count_leaves, in percent: x = 100, 100, 100, 0, 0; totals y = 80, 100, 40, 60, 30.
-    # Means 60 and 62; x - 60 = 40, 40, 40, -60, -60; y - 62 = 18, 38, -22, -2, -32.
-    # Σ(dx·dy) = 720 + 1520 - 880 + 120 + 1920 = 3400; Σdx² = 3·1600 + 2·3600 = 12000;
-    # Σdy² = 324 + 1444 + 484 + 4 + 1024 = 3280; r = 3400 / √(12000 · 3280)
-    # = 3400 / 6273.76 = 0.5419.
+    # Over the learners who handed the function in: Dmitri did not hand in leaves.
+    # count_leaves, in percent: x = 100, 100, 100, 0; totals y = 80, 100, 40, 60.
+    # Means 75 and 70; x - 75 = 25, 25, 25, -75; y - 70 = 10, 30, -30, -10.
+    # Σ(dx·dy) = 250 + 750 - 750 + 750 = 1000; Σdx² = 3·625 + 5625 = 7500;
+    # Σdy² = 100 + 900 + 900 + 100 = 2000; r = 1000 / √(7500 · 2000) = 0.2582.
     # The others alike, on points (r does not change with the scale): leaves_in_order
-    # 104 / √(7.2 · 3280) = 0.6768; replace_leaves 130 / √(8 · 3280) = 0.8025;
-    # same_structure 26 / √(3.2 · 3280) = 0.2538.
+    # x = 1, 3, 1, 3: 40 / √(4 · 2000) = 0.4472; over all five (totals 80, 100, 40,
+    # 60, 30, mean 62): replace_leaves 130 / √(8 · 3280) = 0.8025; same_structure
+    # 26 / √(3.2 · 3280) = 0.2538.
     cells = '#functions-table tr[data-function="{}"] [data-name="discrimination"]'
     shown = {f: opened.value(cells.format(f)) for f in FUNCTIONS}
     assert shown == {
-        "count_leaves": "54.2",
-        "leaves_in_order": "67.7",
+        "count_leaves": "25.8",
+        "leaves_in_order": "44.7",
         "replace_leaves": "80.3",
         "same_structure": "25.4",
     }

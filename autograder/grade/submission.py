@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 
 from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
 from autograder.grade.reference_times import reference_seconds
-from autograder.load.book import Section, book_sections, section_named
+from autograder.load.book import book_sections, section_named
 from autograder.load.course import Course
 from autograder.load.handed_in import NotebookFile
 from autograder.load.learner_notebook import cell_label
@@ -119,16 +118,11 @@ def grade_submission(
 def test_pointer(verdict: Verdict) -> TestPointer | None:
     """The section of the book ``verdict`` sends the learner to, with its idea's id; None
     when it names none (or a section the book does not have)."""
-    section = section_named(verdict.reread, _sections()) if verdict.reread else None
+    section = section_named(verdict.reread, book_sections()) if verdict.reread else None
     if section is None:
         return None
     idea = verdict.idea or f"{section.chapter}#{section.anchor}"
     return TestPointer(idea, section.chapter, section.heading, section.anchor)
-
-
-@cache
-def _sections() -> dict[str, Section]:
-    return book_sections()
 
 
 def cleaned_files(submission: Submission) -> list[NotebookFile] | None:

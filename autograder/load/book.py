@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from autograder.load.course import COURSE_COPY, REPO_ROOT
@@ -145,11 +146,13 @@ class Section:
         return f"{self.title}{SEPARATOR}{self.heading}"
 
 
+@cache
 def book_sections(book: Path = BOOK_SOURCES) -> dict[str, Section]:
     """Every section of the book's pages (``book/<page>.md``), by :attr:`Section.name`.
 
     A heading whose anchor an earlier heading of its page already has is left out:
-    Sphinx gives it another, numbered one.
+    Sphinx gives it another, numbered one. Read once per process and ``book``: do not
+    change the dict it returns.
     """
     sections: dict[str, Section] = {}
     for source in sorted(book.glob("*.md")):
@@ -162,6 +165,11 @@ def book_sections(book: Path = BOOK_SOURCES) -> dict[str, Section]:
                 sections.setdefault(found.name, found)
             taken.add(anchor)
     return sections
+
+
+def chapter_titles(book: Path = BOOK_SOURCES) -> dict[str, str]:
+    """Each chapter's title by its id (its page ``book/<id>.md``)."""
+    return {section.chapter: section.title for section in book_sections(book).values()}
 
 
 def section_named(words: str, sections: dict[str, Section]) -> Section | None:

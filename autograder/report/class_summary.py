@@ -8,9 +8,7 @@ writes its file with ``formats``: the formats cannot import the page's package b
 
 from __future__ import annotations
 
-from functools import cache
-
-from autograder.load.book import SEPARATOR, book_sections
+from autograder.load.book import SEPARATOR, chapter_titles
 from autograder.report.formats import to_markdown
 from autograder.report.insight.stats import GROUPS, ClassInsight, class_insight
 from autograder.report.model import Report
@@ -77,9 +75,4 @@ def _pass_rates(insight: ClassInsight) -> list[str]:
 
 def _chapter_title(chapter: str) -> str:
     """The title of the book's chapter ``chapter``; its id where the book has no such page."""
-    return _chapter_titles().get(chapter, chapter)
-
-
-@cache
-def _chapter_titles() -> dict[str, str]:
-    return {section.chapter: section.title for section in book_sections().values()}
+    return chapter_titles().get(chapter, chapter)

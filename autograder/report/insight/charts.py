@@ -171,7 +171,7 @@ def _figure(
     left = 0.25 + 0.065 * max((len(label) for label in labels), default=4)
     top = 0.55 if legend else 0.15
     bottom = 0.45
-    height = plot_height + top + bottom
+    height = max(plot_height, 0.3) + top + bottom  # a chart of no rows still draws
     figure = Figure(figsize=(width, height))
     figure.subplots_adjust(
         left=left / width, right=1 - 0.2 / width, top=1 - top / height, bottom=bottom / height

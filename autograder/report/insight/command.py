@@ -30,12 +30,13 @@ def write_page(
     Sections link into the book at ``book_url``, else into the built book of this
     course (:data:`BUILT_BOOK`) by a path relative to the page. ``feedback``, the
     folder the learners' feedback files were written to, links each learner's row to
-    their file there, where it exists.
+    their file there, where it exists, but on an anonymised page, whose links would
+    name the files and so the learners.
     """
     where = html.resolve().parent
     book = book_url or _relative(BUILT_BOOK, where)
     links = None
-    if feedback is not None:
+    if feedback is not None and not anonymise:
         files = {
             s.student: feedback.resolve() / feedback_filename(s.student) for s in report.students
         }
@@ -54,6 +55,8 @@ def insight(
     if html.is_dir():
         raise UnusableInput(f"{html} is a folder; give a file name")
     report = read_reports(paths)
+    if not report.students:
+        raise UnusableInput(f"{', '.join(map(str, paths))}: no learner to show")
     write_page(html, report, [p.name for p in paths], book_url, feedback, anonymise)
     print(f"wrote the page of {len(report.students)} learners to {html}")
     return 0

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jinja2
 
-from autograder.load.book import book_sections
+from autograder.load.book import chapter_titles, page_url
 from autograder.report.insight import charts
 from autograder.report.insight.stats import (
     EASY_MEAN,
@@ -49,7 +49,7 @@ def class_page(
     """
     insight = class_insight(report, anonymise)
     script = (_HERE / "sort.js").read_text(encoding="utf-8")
-    titles = _chapter_titles()
+    titles = chapter_titles()
     book = book.rstrip("/")
     return _template().render(
         insight=insight,
@@ -77,12 +77,7 @@ def class_page(
 
 
 def _section_link(book: str, item: ReteachSection) -> str:
-    return f"{book}/book/{item.chapter}.html#{item.anchor}"
-
-
-@cache
-def _chapter_titles() -> dict[str, str]:
-    return {section.chapter: section.title for section in book_sections().values()}
+    return f"{page_url(book, item.chapter)}#{item.anchor}"
 
 
 @cache

@@ -13,7 +13,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from autograder.report.model import ExerciseResult, Report, StudentResult, TestPointer
+from autograder.report.model import (
+    ExerciseResult,
+    Report,
+    StudentResult,
+    TestPointer,
+    TestResult,
+)
 
 GROUPS = {
     "passed": "passed",
@@ -55,9 +61,11 @@ def group_of(exercise: ExerciseResult) -> str:
 
 @dataclass
 class FunctionStats:
-    """One graded function over the class. ``discrimination`` is the correlation (Pearson,
-    in percent) between the learners' scores on it and their totals, as PrairieLearn
-    computes it; None where either does not vary."""
+    """One graded function over the class. ``counts`` covers every learner; ``median``,
+    ``mean_percent``, ``discrimination`` and the hints those who handed it in (not in
+    group ``absent``), as PrairieLearn counts the students who had a question.
+    ``discrimination`` is the correlation (Pearson, in percent) between their scores on
+    it and their totals, as PrairieLearn computes it; None where either does not vary."""
 
     chapter: str
     name: str
@@ -72,6 +80,11 @@ class FunctionStats:
     passed_without_hints: int
 
     @property
+    def handed_in(self) -> int:
+        """The learners who handed it in: all but group ``absent``."""
+        return self.learners - self.counts.get("absent", 0)
+
+    @property
     def learners(self) -> int:
         return sum(self.counts.values())
 
@@ -79,8 +92,7 @@ class FunctionStats:
     def passed_of_handed_in(self) -> float:
         """The share of the learners who handed it in that passed it (1 when none did):
         how hard it is, apart from who did not hand in its notebook."""
-        handed_in = self.learners - self.counts.get("absent", 0)
-        return self.counts.get("passed", 0) / handed_in if handed_in else 1.0
+        return self.counts.get("passed", 0) / self.handed_in if self.handed_in else 1.0
 
     def share(self, group: str) -> float:
         """The share of the class (0 to 1) whose result is in ``group``."""
@@ -108,6 +120,10 @@ class ReteachSection:
     """Each function whose failures pointed here, with how many learners, most first."""
     example: str
     """One message that sent a learner here: the most frequent, course-written first."""
+    causes: list[tuple[str, int]] = field(default_factory=list)
+    """What happened, from each test's ``kind`` and its pointer's ``id``, with how many
+    learners' functions, most first: ``failed a check``, or ``raised <idea id>`` for an
+    error the course explains, or another kind."""
 
 
 @dataclass
@@ -123,7 +139,7 @@ class LearnerRow:
 
     @property
     def percent(self) -> float:
-        return 100.0 * self.score / self.max_score if self.max_score else 0.0
+        return _percent(self.score, self.max_score)
 
 
 @dataclass
@@ -156,7 +172,11 @@ def class_insight(report: Report, anonymise: bool = False) -> ClassInsight:
         functions=function_stats(students, totals),
         totals=[totals[s.student] for s in students],
         chapters=chapter_scores(students),
-        rows=[_row(s, anonymise) for s in students],
+        rows=sorted(
+            (_row(s, anonymise) for s in students),
+            # in the report's order (by name) the rows would tell the names' order
+            key=lambda row: row.name if anonymise else "",
+        ),
     )
 
 
@@ -193,20 +213,21 @@ def _function(
     key: tuple[str, str], graded: list[_Result], totals: dict[str, float]
 ) -> FunctionStats:
     max_score = max(result.max_score for result in graded)
-    percents = [_percent(result.score, max_score) for result in graded]
-    hinted = [result for result in graded if result.hints_opened > 0]
+    handed_in = [result for result in graded if result.group != "absent"]
+    percents = [_percent(result.score, max_score) for result in handed_in]
+    hinted = [result for result in handed_in if result.hints_opened > 0]
     return FunctionStats(
         chapter=key[0],
         name=key[1],
         max_score=max_score,
         counts=dict(Counter(result.group for result in graded)),
-        median=statistics.median(result.score for result in graded),
-        mean_percent=statistics.fmean(percents),
-        discrimination=_correlation(percents, [totals[result.student] for result in graded]),
+        median=statistics.median(result.score for result in handed_in) if handed_in else 0.0,
+        mean_percent=statistics.fmean(percents) if percents else 0.0,
+        discrimination=_correlation(percents, [totals[result.student] for result in handed_in]),
         hints_opened_by=len(hinted),
         passed_with_hints=sum(result.group == "passed" for result in hinted),
         passed_without_hints=sum(
-            result.group == "passed" for result in graded if result.hints_opened == 0
+            result.group == "passed" for result in handed_in if result.hints_opened == 0
         ),
     )
 
@@ -226,6 +247,7 @@ def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
     learners: dict[tuple[str, str], set[str]] = defaultdict(set)
     by_function: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     said: dict[tuple[str, str], Counter[tuple[bool, str]]] = defaultdict(Counter)
+    causes: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     named: dict[tuple[str, str], TestPointer] = {}
     for student in students:
         for exercise in student.exercises:
@@ -241,6 +263,7 @@ def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
                 by_function[where][exercise.name] += 1
                 # a hidden test's message is the course's own words, never the learner's
                 said[where][(not test.hidden, test.message)] += 1
+                causes[where][_cause(test)] += 1
     sections = [
         ReteachSection(
             chapter=where[0],
@@ -249,10 +272,20 @@ def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
             learners=len(who),
             functions=sorted(by_function[where].items(), key=lambda item: (-item[1], item[0])),
             example=min(said[where].items(), key=lambda item: (item[0][0], -item[1]))[0][1],
+            causes=sorted(causes[where].items(), key=lambda item: (-item[1], item[0])),
         )
         for where, who in learners.items()
     ]
     return sorted(sections, key=lambda s: (-s.learners, s.chapter, s.section))
+
+
+def _cause(test: TestResult) -> str:
+    """What a failed test that points to a section says happened, in a few words."""
+    if test.kind == "failed-check":
+        return "failed a check"
+    if test.kind == "error" and test.pointer is not None:
+        return f"raised {test.pointer.id}"
+    return test.kind or test.outcome
 
 
 def chapter_scores(students: list[StudentResult]) -> dict[str, list[float]]:
