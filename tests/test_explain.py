@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -321,3 +323,9 @@ def test_check_in_the_notebook_names_the_idea_too():
     verdict = run_test_cell(CELL, {"f": f}, "nb.ipynb")
     assert "Reread Pytrees through transformations → grad rejects int leaves." in verdict.message
     assert "grad requires real- or complex-valued inputs" in verdict.message
+
+
+def test_every_pointer_has_an_id_of_its_own():
+    ids = [pointer.id for _, pointer in POINTERS]
+    assert sorted(i for i in set(ids) if ids.count(i) > 1) == []
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)

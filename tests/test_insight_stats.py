@@ -196,3 +196,29 @@ def test_a_chapter_not_handed_in_has_no_score_in_it_but_counts_in_the_total():
     insight = class_insight(Report([ada], "process"))
     assert insight.chapters == {"aux_data": [100.0], "mapping": []}
     assert insight.totals == [50.0]
+
+
+def test_median_and_discrimination_count_only_those_who_handed_it_in():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
+        StudentResult("bob", [_exercise("f", [("failed", 0)])]),
+        StudentResult("cy", [_exercise("f", [("missing", 0)])]),
+    ]
+    (stats,) = function_stats(students, {"ada": 90.0, "bob": 10.0, "cy": 0.0})
+    assert (stats.median, stats.mean_percent, stats.handed_in) == (0.5, 50.0, 2)
+    assert stats.discrimination == pytest.approx(100.0)
+
+
+def test_a_section_says_what_happened_by_kind_and_by_the_errors_idea():
+    error = TestResult("t", "error", 0.0, 1.0, "boom", kind="error", pointer=PREFIX)
+    students = [
+        StudentResult("ada", [ExerciseResult("mapping.ipynb", "f", 1.0, [error])]),
+        StudentResult("bob", [_exercise("g", [("failed", 0)], PREFIX, notebook="mapping.ipynb")]),
+    ]
+    for student in students[1:]:
+        student.exercises[0].tests[0].kind = "failed-check"
+    (section,) = reteach_sections(students)
+    assert section.causes == [
+        ("failed a check", 1),
+        ("raised trees-of-different-structures", 1),
+    ]
