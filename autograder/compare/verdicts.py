@@ -91,6 +91,7 @@ KINDS = {
     "crashed": "the worker process died",
     "missing": "the function or the notebook is not there",
     "corrupt": "the notebook file is damaged",
+    "not-graded": "the grader could not run the test (an unreadable notebook, say)",
 }
 """The kinds of failure a report records for each test, beside its outcome: stable ids
 that a class's results can be counted by."""

@@ -144,7 +144,7 @@ class NotebookContext:
             self.damage = str(exc)
             return
         except NotebookUnreadable as exc:
-            self.problem = Verdict("error", f"{exc}.")
+            self.problem = Verdict("error", f"{exc}.", kind="not-graded")
             return
         course = course_copy(exercise)
         self.run = NotebookRun(cells_to_run(nb, exercise, course), limits, reference)
@@ -155,7 +155,7 @@ class NotebookContext:
 
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:
-            return self.problem or Verdict("error", "not graded")
+            return self.problem or Verdict("error", "not graded", kind="not-graded")
         self.run.start_test(test.grade_id)
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
@@ -233,7 +233,9 @@ class GradingPlugin:
         notebook, _, grade_id = report.nodeid.rpartition("::")
         recorded = dict(report.user_properties).get("verdict")
         verdict = (
-            recorded if isinstance(recorded, Verdict) else Verdict("error", str(report.longrepr))
+            recorded
+            if isinstance(recorded, Verdict)
+            else Verdict("error", str(report.longrepr), kind="not-graded")
         )
         self.verdicts[(Path(notebook).stem, grade_id)] = verdict
 

@@ -93,7 +93,8 @@ def grade_submission(
             )
             for test in function.tests:
                 verdict = verdicts.get(
-                    (exercise.id, test.grade_id), Verdict("error", "the test did not run")
+                    (exercise.id, test.grade_id),
+                    Verdict("error", "the test did not run", kind="not-graded"),
                 )
                 graded.tests.append(
                     TestResult(
