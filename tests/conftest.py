@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,3 +160,15 @@ def write_class(
         source = SOLUTIONS / notebook_id / f"{notebook_id}.ipynb"
         write_variant(source, folder / VICTIM / source.name, {})
     return folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (see ``tests/chromium.py``), one for each test module using it."""
+    from chromium import CHROMIUM_ARGS, chromium_path
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -25,7 +25,6 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
-from chromium import CHROMIUM_ARGS, chromium_path
 from figure_geometry import Label, Segment, problems
 from playwright.sync_api import (
     Browser,
@@ -33,7 +32,6 @@ from playwright.sync_api import (
     ConsoleMessage,
     Page,
     Route,
-    sync_playwright,
 )
 
 from autograder.learner import progress
@@ -170,14 +168,6 @@ def jupyter(site: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jup
             process.kill()
             process.wait()
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _visitor(browser: Browser, site: str) -> Visitor:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM_ARGS, chromium_path
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route
 
 from autograder.load.course import REPO_ROOT
 from autograder.report.insight.command import read_reports, write_page
@@ -234,14 +233,6 @@ class Opened:
 
     def texts(self, selector: str) -> list[str]:
         return self.page.locator(selector).all_text_contents()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser: Browser, html: Path, color_scheme: str = "light") -> Opened:
