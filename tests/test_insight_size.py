@@ -18,6 +18,7 @@ import pytest
 
 from autograder.load.book import book_sections
 from autograder.load.course import REPO_ROOT, SOLUTIONS, load_course
+from autograder.report.insight.command import write_page
 from autograder.report.insight.page import class_page
 from autograder.report.model import (
     ExerciseResult,
@@ -25,6 +26,7 @@ from autograder.report.model import (
     StudentResult,
     TestPointer,
     TestResult,
+    read_reports,
 )
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
@@ -96,12 +98,16 @@ def report() -> Report:
     return benchmark_class()
 
 
-def test_the_page_of_a_class_of_100_is_written_in_under_2_seconds(report):
-    class_page(report, ["report.json"], "../_build/html")  # imports and first draws once
+def test_the_page_of_a_class_of_100_is_written_from_its_report_in_under_2_seconds(report, tmp_path):
+    """From the report's file to the page's: reading, the numbers, the charts, writing.
+    Python's start and the imports (Matplotlib's 0.9 s among them) are not counted."""
+    source = tmp_path / "report.json"
+    source.write_text(report.to_json(), encoding="utf-8")
+    write_page(tmp_path / "class.html", report, ["report.json"])  # the first draw sets up fonts
     times = []
     for _ in range(2):  # the quicker of two: one write may share the cores with a neighbour
         started = time.perf_counter()
-        class_page(report, ["report.json"], "../_build/html")
+        write_page(tmp_path / "class.html", read_reports([source]), ["report.json"])
         times.append(time.perf_counter() - started)
     assert min(times) < 2.0
 
