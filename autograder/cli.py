@@ -53,6 +53,7 @@ from autograder.load.submissions import (
 from autograder.report import console, feedback, formats
 from autograder.report.class_summary import markdown_summary
 from autograder.report.gradebook import write_gradebook
+from autograder.report.insight.stats import class_insight
 from autograder.report.model import Report, read_reports
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
@@ -508,12 +509,16 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
             formats.write_text(args.feedback / feedback.feedback_filename(student.student), text)
     if args.gradebook:
         write_gradebook(report, course, args.gradebook)
+    # the class's numbers, worked out once for the page and the summary alike
+    insight = class_insight(report, args.anonymise) if len(report.students) > 1 else None
     if args.html:
         from autograder.report.insight.command import write_page
 
         sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
-        write_page(args.html, report, sources, args.book_url, args.feedback, args.anonymise)
-    markdown = markdown_summary(report)
+        write_page(
+            args.html, report, sources, args.book_url, args.feedback, args.anonymise, insight
+        )
+    markdown = markdown_summary(report, insight)
     if args.markdown:
         formats.write_text(args.markdown, markdown)
     if os.environ.get("GITHUB_STEP_SUMMARY"):

@@ -18,24 +18,26 @@ RETEACH_SHOWN = 3
 """How many of the sections to reteach the summary lists, the most learners first."""
 
 
-def markdown_summary(report: Report) -> str:
+def markdown_summary(report: Report, insight: ClassInsight | None = None) -> str:
     """The Markdown summary ``grade --markdown`` and ``merge --markdown`` write and GitHub's
     job summary gets: :func:`~autograder.report.formats.to_markdown`, with
-    :func:`class_summary` after the score table."""
-    return to_markdown(report, class_summary(report))
+    :func:`class_summary` after the score table. ``insight``, when given, is the
+    report's, already worked out (anonymised or not: the summary shows no names)."""
+    return to_markdown(report, class_summary(report, insight))
 
 
-def class_summary(report: Report) -> str:
+def class_summary(report: Report, insight: ClassInsight | None = None) -> str:
     """For a report of two learners or more, Markdown with two sections: "What to
     reteach", the top :data:`RETEACH_SHOWN` sections of the book failed tests sent
     learners to (how many learners, their share of the class, through which functions),
     and "Pass rates per function", a table of each function's share of the class in
     every outcome of :data:`~autograder.report.insight.stats.GROUPS`, hardest first.
-    Empty for one learner or none: their summary already says it all.
+    Empty for one learner or none: their summary already says it all. ``insight`` is
+    the report's, where already worked out.
     """
     if len(report.students) < 2:
         return ""
-    insight = class_insight(report)
+    insight = insight or class_insight(report)
     return "\n".join([*_reteach(insight), "", *_pass_rates(insight)]) + "\n"
 
 

@@ -11,6 +11,7 @@ from autograder.load.submissions import UnusableInput
 from autograder.report.feedback import feedback_filename
 from autograder.report.formats import write_text
 from autograder.report.insight.page import class_page
+from autograder.report.insight.stats import ClassInsight
 from autograder.report.model import Report, read_reports
 
 BUILT_BOOK = REPO_ROOT / "_build" / "html"
@@ -24,6 +25,7 @@ def write_page(
     book_url: str | None = None,
     feedback: Path | None = None,
     anonymise: bool = False,
+    insight: ClassInsight | None = None,
 ) -> None:
     """Write ``report``'s page to ``html``.
 
@@ -31,7 +33,8 @@ def write_page(
     course (:data:`BUILT_BOOK`) by a path relative to the page. ``feedback``, the
     folder the learners' feedback files were written to, links each learner's row to
     their file there, where it exists, but on an anonymised page, whose links would
-    name the files and so the learners.
+    name the files and so the learners. ``insight``: see
+    :func:`~autograder.report.insight.page.class_page`.
     """
     where = html.resolve().parent
     book = book_url or _relative(BUILT_BOOK, where)
@@ -41,7 +44,7 @@ def write_page(
             s.student: feedback.resolve() / feedback_filename(s.student) for s in report.students
         }
         links = {name: _relative(file, where) for name, file in files.items() if file.is_file()}
-    write_text(html, class_page(report, sources, book, links, anonymise))
+    write_text(html, class_page(report, sources, book, links, anonymise, insight))
 
 
 def insight(

@@ -23,6 +23,7 @@ from autograder.report.insight.stats import (
     EASY_MEAN,
     GROUPS,
     LOW_DISCRIMINATION,
+    ClassInsight,
     ReteachSection,
     class_insight,
 )
@@ -38,6 +39,7 @@ def class_page(
     book: str,
     feedback: dict[str, str] | None = None,
     anonymise: bool = False,
+    insight: ClassInsight | None = None,
 ) -> str:
     """The page for ``report``, read from the files named ``sources``.
 
@@ -45,9 +47,10 @@ def class_page(
     section is linked as ``<book>/book/<chapter>.html#<anchor>``. ``feedback`` gives
     the address of each learner's feedback file (by their name in the report), to
     link their row to it; None leaves out the column. ``anonymise`` shows pseudonyms
-    instead of names.
+    instead of names. ``insight`` is the report's, already worked out with the same
+    ``anonymise``, where the caller has it.
     """
-    insight = class_insight(report, anonymise)
+    insight = insight or class_insight(report, anonymise)
     script = (_HERE / "sort.js").read_text(encoding="utf-8")
     titles = chapter_titles()
     book = book.rstrip("/")
