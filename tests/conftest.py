@@ -13,7 +13,12 @@ from typing import Any
 import nbformat
 import pytest
 
+from autograder.devices import use_cpu_devices
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
+
+# The grader's own process gives JAX its CPU devices before its first operation; the
+# tests that grade in this process must have the same count set first.
+use_cpu_devices()
 
 
 @dataclass

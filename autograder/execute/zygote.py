@@ -69,6 +69,10 @@ def _preload(argv: list[str]) -> None:
     import jax.numpy  # noqa: F401
     import numpy  # noqa: F401
 
+    from autograder.devices import use_cpu_devices
+
+    use_cpu_devices()  # a setting only: the backend starts in each forked worker
+
     # the setup cell of every exercise notebook imports these (0.1 s)
     from autograder import notebook, watchers  # noqa: F401
     from autograder.execute import wire, worker  # noqa: F401

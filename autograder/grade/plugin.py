@@ -20,6 +20,7 @@ import nbformat
 import pytest
 
 from autograder.compare.verdicts import Verdict, run_test_cell
+from autograder.devices import use_cpu_devices
 from autograder.execute import wire
 from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
 from autograder.learner.watchers import WATCHERS
@@ -58,6 +59,7 @@ def course_copy(exercise: ExerciseNotebook) -> CourseCells:
 def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
     """The course's setup cell, run once in the grader's process (it is the course's own code)."""
     if exercise.path not in _TRUSTED_SETUP:
+        use_cpu_devices()  # before the first setup cell's JAX operation, as in the worker
         namespace: dict[str, Any] = {"__name__": "__grader__"}
         # dont_inherit: run as in a kernel, without this module's __future__ imports
         code = compile(
