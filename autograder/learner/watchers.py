@@ -230,6 +230,36 @@ def leaf_types(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     return jax.tree.map(name, function(*args))
 
 
+@watcher
+def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
+    """``function(*args)`` with each leaf replaced by where it lives, in the learner's process.
+
+    Arrays cross to the grader as NumPy arrays, without their sharding; this answers,
+    per leaf, ``{"spec": PartitionSpec, "mesh": {axis name: size, ...}}`` for a JAX
+    array laid out over a mesh (a ``NamedSharding``; the spec without trailing
+    ``None`` entries, which lay out nothing, so ``P("data", None)`` is ``P("data")``),
+    ``"single device"`` for a JAX array on one device, and ``"not a jax.Array"`` for
+    anything else.
+    """
+    import jax
+
+    def layout(leaf: Any) -> Any:
+        if not isinstance(leaf, jax.Array):
+            return "not a jax.Array"
+        sharding = leaf.sharding
+        if isinstance(sharding, jax.sharding.NamedSharding):
+            entries = list(sharding.spec)
+            while entries and entries[-1] is None:
+                entries.pop()
+            mesh = {str(name): int(size) for name, size in sharding.mesh.shape.items()}
+            return {"spec": jax.sharding.PartitionSpec(*entries), "mesh": mesh}
+        if isinstance(sharding, jax.sharding.SingleDeviceSharding):
+            return "single device"
+        return type(sharding).__name__
+
+    return jax.tree.map(layout, function(*args))
+
+
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 
