@@ -348,3 +348,13 @@ def test_leaf_shardings_runs_in_the_worker_and_its_specs_reach_the_grader_as_spe
         {"op": "watch", "name": "leaf_shardings", "args": args, "kwargs": wire.encode({})}
     )
     assert reply["ok"] and wire.decode(reply["value"]) == LAYOUTS
+
+
+def test_watch_calls_shows_the_partition_specs_a_call_was_given(notebook):
+    exec(
+        "from jax.sharding import PartitionSpec as P\n\n\n"
+        "def split(tree):\n    return jax.tree.map(lambda x: x, tree)\n",
+        notebook,
+    )
+    calls = watch_calls(notebook["split"], ({"x": P("data"), "b": P()},), apis=["jax.tree.map"])
+    assert calls[0]["arguments"]["tree"] == {"x": P("data"), "b": P()}

@@ -263,12 +263,16 @@ def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> An
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 
-    Numbers, strings, bools and ``None`` stay as they are; lists, tuples and
+    Numbers, strings, bools, ``None`` and ``PartitionSpec``s (plain data on the
+    wire) stay as they are; lists, tuples and
     dicts are described item by item (a namedtuple as a tuple); an array, or a
     tracer standing for one, is ``"<array float32[3]>"``; a function is
     ``"<function name>"``; anything else is ``"<TypeName>"``.
     """
     if value is None or type(value) in (bool, int, float, str):
+        return value
+    sharding = sys.modules.get("jax.sharding")
+    if sharding is not None and type(value) is sharding.PartitionSpec:
         return value
     if depth > 16:
         return "<...>"
