@@ -5,7 +5,6 @@ function's points, and a failing test's message must contain ``teaches``.
 """
 
 CHAPTER = "Reread Trees across devices"
-MESH = f"{CHAPTER} → A mesh names the devices' axes"
 SPECS = f"{CHAPTER} → A PartitionSpec says which axis splits which dimension"
 PREFIX = f"{CHAPTER} → A tree of specs is a prefix of the parameter tree"
 NONE = f"{CHAPTER} → None is not replicated"
@@ -204,7 +203,7 @@ def shard_params(params, specs):
     {
         "function": "shard_params",
         "misconception": "the mesh's shape can be given in either order",
-        "teaches": MESH,
+        "teaches": SPECS,
         "source": """
 def shard_params(params, specs):
     mesh = jax.make_mesh((2, 4), ("data", "model"))
@@ -215,7 +214,7 @@ def shard_params(params, specs):
     {
         "function": "shard_params",
         "misconception": "the parameters come first when mapping them with their specs",
-        "teaches": PREFIX,
+        "teaches": "Reread Mapping → The first tree is a prefix",
         "source": """
 def shard_params(params, specs):
     mesh = jax.make_mesh((4, 2), ("data", "model"))
