@@ -161,3 +161,17 @@ def test_an_arrays_layout_over_a_mesh_changes_the_key():
     assert canonical(rows) == canonical(
         jax.device_put(np.ones((8, 2)), NamedSharding(mesh, P("data", None)))
     )
+
+
+def test_a_chapter_on_eight_devices_seals_after_other_chapters_probes_ran():
+    code = (
+        "from autograder.author.seal import reference_namespace\n"
+        "from autograder.learner.probes import probe_results\n"
+        "from autograder.load.course import SOLUTIONS, load_course\n"
+        "for notebook in load_course(SOLUTIONS).notebooks:\n"
+        "    probe_results(notebook.functions[0], reference_namespace(notebook))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
