@@ -5,9 +5,18 @@ from autograder.learner.watchers import (
     arguments_after,
     count_traces,
     describe,
+    leaf_shardings,
     leaf_types,
     round_trip,
     watch_calls,
 )
 
-__all__ = ["arguments_after", "count_traces", "describe", "leaf_types", "round_trip", "watch_calls"]
+__all__ = [
+    "arguments_after",
+    "count_traces",
+    "describe",
+    "leaf_shardings",
+    "leaf_types",
+    "round_trip",
+    "watch_calls",
+]

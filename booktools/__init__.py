@@ -1,6 +1,7 @@
 """What the book itself uses.
 
-What the lessons call at build time: tree diagrams and quiz questions. Both render
+What the lessons call at build time: tree diagrams (of sharded trees too) and quiz
+questions. Both render
 to self-contained HTML, so a page shows the same thing in the built book, in
 JupyterLab and in a browser with the dark theme.
 
@@ -9,7 +10,7 @@ progress table of :mod:`booktools.progress_page`, and :mod:`booktools.serve`, th
 server of ``./course serve``.
 """
 
-from booktools.diagrams import draw_tree
+from booktools.diagrams import draw_sharded_tree, draw_tree
 from booktools.quiz import quiz
 
-__all__ = ["draw_tree", "quiz"]
+__all__ = ["draw_sharded_tree", "draw_tree", "quiz"]

@@ -62,6 +62,8 @@ STYLE = """
   stroke-dasharray: 4 3; stroke-width: 1.2; }
 .pt-tree .aux rect { fill: none; stroke: var(--pst-color-secondary, #9b3fc1);
   stroke-dasharray: 5 3; stroke-width: 1.2; }
+.pt-tree .layout rect { fill: var(--pst-color-warning-bg, #fbf3e0);
+  stroke: var(--pst-color-warning, #b7791f); stroke-dasharray: 4 2; stroke-width: 1.2; }
 .pt-tree .aux line { stroke: var(--pst-color-secondary, #9b3fc1); stroke-dasharray: 2 3; }
 """
 
@@ -69,7 +71,7 @@ STYLE = """
 @dataclass
 class _Node:
     label: str
-    kind: str  # "container", "custom", "leaf" or "empty"
+    kind: str  # "container", "custom", "leaf", "layout" or "empty"
     key: str = ""
     aux: str | None = None
     children: list[_Node] = field(default_factory=list)
@@ -100,11 +102,16 @@ _BUILTIN_NODES = {list, tuple, dict, type(None)}
 _EMPTY_LABELS = {list: "[]", tuple: "()", dict: "{}"}
 
 
-def _walk(value: Any, key: str = "") -> _Node:
+def _leaf(value: Any, key: str) -> _Node:
+    return _Node(_leaf_label(value), "leaf", key)
+
+
+def _walk(value: Any, key: str = "", leaf: Any = _leaf) -> _Node:
+    """The drawing's node for ``value``; ``leaf(value, key)`` makes the node of a leaf."""
     try:
         children, aux = tu.flatten_one_level_with_keys(value)
     except ValueError:
-        return _Node(_leaf_label(value), "leaf", key)
+        return leaf(value, key)
     kind_type = type(value)
     if value is None:
         return _Node("None", "empty", key)
@@ -125,7 +132,7 @@ def _walk(value: Any, key: str = "") -> _Node:
     if custom and aux is not None:
         node.aux = _short(repr(aux))
     keys = list(fields) if fields else [_key_text(k) for k, _ in children]
-    node.children = [_walk(child, keys[i]) for i, (_, child) in enumerate(children)]
+    node.children = [_walk(child, keys[i], leaf) for i, (_, child) in enumerate(children)]
     if not node.children:
         node.kind = "empty" if not custom else node.kind
     return node
@@ -240,8 +247,53 @@ def tree_svg(tree: Any, caption: str | None = None) -> str:
 
 def draw_tree(tree: Any, caption: str | None = None) -> HTML:
     """Show ``tree`` as a diagram (in a notebook or a built page), with an optional caption."""
+    return _figure(tree_svg(tree, caption), caption)
+
+
+def _figure(svg: str, caption: str | None) -> HTML:
     figure = '<figure class="pt-tree-figure" style="overflow-x:auto;margin:0.5em 0">'
-    figure += tree_svg(tree, caption)
+    figure += svg
     if caption:
         figure += f'<figcaption style="font-size:0.9em">{html.escape(caption)}</figcaption>'
     return HTML(figure + "</figure>")
+
+
+def _layout_label(array: Any) -> str:
+    """Where ``array`` lives: its spec and each device's block, or its one device."""
+    sharding = getattr(array, "sharding", None)
+    if isinstance(sharding, jax.sharding.NamedSharding):
+        spec = ",".join(_spec_entry(entry) for entry in sharding.spec)
+        block = ",".join(str(n) for n in sharding.shard_shape(array.shape))
+        return f"P({spec}): [{block}] each"
+    if isinstance(sharding, jax.sharding.SingleDeviceSharding):
+        return "one device"
+    return "not on a device" if sharding is None else type(sharding).__name__
+
+
+def _spec_entry(entry: Any) -> str:
+    if isinstance(entry, tuple):
+        return "(" + ",".join(entry) + ")"
+    return str(entry)
+
+
+def _sharded_leaf(value: Any, key: str) -> _Node:
+    """A leaf with its layout in a box under it."""
+    node = _leaf(value, key)
+    if isinstance(value, jax.Array):
+        node.children = [_Node(_layout_label(value), "layout")]
+    return node
+
+
+def sharded_tree_svg(tree: Any, caption: str | None = None) -> str:
+    """The SVG markup of ``tree``'s diagram, each array over a box saying where it lives.
+
+    The box of an array laid out over a mesh (a ``NamedSharding``) shows its
+    ``PartitionSpec`` and the shape of the block each device holds, as
+    ``P(data,None): [2,4] each``; an array on one device says ``one device``.
+    """
+    return _svg(_walk(tree, leaf=_sharded_leaf), caption)
+
+
+def draw_sharded_tree(tree: Any, caption: str | None = None) -> HTML:
+    """Show a tree of arrays laid out over devices (see :func:`sharded_tree_svg`)."""
+    return _figure(sharded_tree_svg(tree, caption), caption)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from figure_geometry import Label, Segment, problems
 
-from booktools.diagrams import tree_svg
+from booktools.diagrams import sharded_tree_svg, tree_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 ADVANCE, ASCENT, DESCENT = 0.6, 0.95, 0.25
@@ -94,4 +94,43 @@ TREES = {
 @pytest.mark.parametrize("tree", TREES.values(), ids=TREES.keys())
 def test_no_labels_overlap_and_no_edge_crosses_a_label(tree):
     svg = _parse(tree)
+    assert problems(_labels(svg), _segments(svg)) == []
+
+
+def _sharded_params() -> dict:
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    placed = {
+        "dense": {"w": (np.zeros((8, 4)), P("data", "model")), "b": (np.zeros(4), P())},
+        "out": {"w": (np.zeros((4, 2)), P(None, "model"))},
+    }
+    tree = {
+        name: {
+            leaf: jax.device_put(x, NamedSharding(mesh, spec)) for leaf, (x, spec) in layer.items()
+        }
+        for name, layer in placed.items()
+    }
+    tree["step"] = jax.numpy.zeros((), np.int32)
+    return tree
+
+
+def test_a_sharded_tree_shows_each_arrays_spec_and_block_under_it():
+    texts = [
+        label.text for label in _labels(ElementTree.fromstring(sharded_tree_svg(_sharded_params())))
+    ]
+    for layout in (
+        "P(data,model): [2,2] each",
+        "P(): [4] each",
+        "P(None,model): [4,1] each",
+        "one device",
+    ):
+        assert layout in texts
+    assert texts.count("float32[8, 4]") == 1
+
+
+def test_no_labels_of_a_sharded_tree_overlap_and_no_edge_crosses_one():
+    svg = ElementTree.fromstring(sharded_tree_svg(_sharded_params(), "a caption"))
     assert problems(_labels(svg), _segments(svg)) == []

@@ -11,6 +11,8 @@ import numpy as np
 import optax
 import pytest
 from flax import nnx
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from autograder.compare.explain import POINTERS, explain
 from autograder.compare.failures import LearnerError
@@ -70,6 +72,17 @@ def _leaked_tracer():
     kept = []
     jax.jit(lambda x: kept.append(x) or x)(1.0)
     return kept[0] + 1
+
+
+def _mesh():
+    return jax.make_mesh((4, 2), ("data", "model"))
+
+
+def _sharding(spec):
+    return NamedSharding(_mesh(), spec)
+
+
+_PAIR = {"w": jnp.ones((8, 4)), "b": jnp.ones(4)}
 
 
 # Each error as the course's topics produce it on the pinned JAX, and the section it points to.
@@ -181,6 +194,61 @@ ERRORS = {
     "unflatten with too few leaves": (
         lambda: jax.tree.unflatten(jax.tree.structure([1, 2]), [1]),
         "Structure → What unflatten checks",
+    ),
+    # Trees across devices
+    "a shardings tree that lacks a key, under jit": (
+        lambda: jax.jit(lambda t: t, in_shardings=({"w": _sharding(P())},))(_PAIR),
+        "Trees across devices → A tree of specs is a prefix of the parameter tree",
+    ),
+    "a shardings tree that lacks a key, under device_put": (
+        lambda: jax.device_put(_PAIR, {"w": _sharding(P())}),
+        "Trees across devices → A tree of specs is a prefix of the parameter tree",
+    ),
+    "an in_specs tree that lacks a key": (
+        lambda: jax.shard_map(lambda t: t, mesh=_mesh(), in_specs=({"w": P()},), out_specs=P())(
+            _PAIR
+        ),
+        "Trees across devices → A tree of specs is a prefix of the parameter tree",
+    ),
+    "a spec longer than the rank, under jit": (
+        lambda: jax.jit(lambda t: t, in_shardings=(_sharding(P("data", "model")),))(_PAIR),
+        "Trees across devices → A tree of specs is a prefix of the parameter tree",
+    ),
+    "a spec longer than the rank, under device_put": (
+        lambda: jax.device_put(jnp.ones(4), _sharding(P("data", "model"))),
+        "Trees across devices → A tree of specs is a prefix of the parameter tree",
+    ),
+    "a dimension the axis does not divide": (
+        lambda: jax.device_put(jnp.ones((6, 4)), _sharding(P("data"))),
+        "Trees across devices → A PartitionSpec says which axis splits which dimension",
+    ),
+    "a dimension the axis does not divide, under jit": (
+        lambda: jax.jit(lambda x: x, in_shardings=(_sharding(P("data")),))(jnp.ones((6, 4))),
+        "Trees across devices → A PartitionSpec says which axis splits which dimension",
+    ),
+    "an axis the mesh lacks": (
+        lambda: jax.device_put(jnp.ones(8), _sharding(P("expert"))),
+        "Trees across devices → A mesh names the devices' axes",
+    ),
+    "specs given to jit without a mesh": (
+        lambda: jax.jit(lambda t: t, in_shardings=({"w": P(), "b": P()},))(_PAIR),
+        "Trees across devices → jit with trees of shardings",
+    ),
+    "a spec given to device_put without a mesh": (
+        lambda: jax.device_put(jnp.ones(8), P("data")),
+        "Trees across devices → jit with trees of shardings",
+    ),
+    "shard_map given arguments not laid out": (
+        lambda: jax.shard_map(lambda x: x, mesh=_mesh(), in_specs=P("data"), out_specs=P("data"))(
+            jnp.ones(8)
+        ),
+        "Trees across devices → shard_map with spec trees",
+    ),
+    "shard_map returning a block as replicated": (
+        lambda: jax.shard_map(lambda x: x.sum(), mesh=_mesh(), in_specs=P("data"), out_specs=P())(
+            jax.device_put(jnp.ones(8), _sharding(P("data")))
+        ),
+        "Trees across devices → shard_map with spec trees",
     ),
 }
 

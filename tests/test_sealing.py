@@ -139,3 +139,39 @@ def test_a_python_loop_in_place_of_a_scan_stays_locked(tmp_path):
     )
     assert "🔒" in out and "def train_with_scan(" not in out
     assert "lax.scan" in out
+
+
+def test_partition_specs_are_described_by_their_entries():
+    from jax.sharding import PartitionSpec as P
+
+    assert canonical(P("data", None)) == canonical(P("data"))
+    assert canonical(P("data")) != canonical(P("model"))
+    assert canonical(P()) != canonical(P(("data", "model")))
+
+
+def test_an_arrays_layout_over_a_mesh_changes_the_key():
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    rows = jax.device_put(np.ones((8, 2)), NamedSharding(mesh, P("data")))
+    whole = jax.device_put(np.ones((8, 2)), NamedSharding(mesh, P()))
+    assert canonical(rows) != canonical(whole)
+    assert canonical(rows) == canonical(
+        jax.device_put(np.ones((8, 2)), NamedSharding(mesh, P("data", None)))
+    )
+
+
+def test_a_chapter_on_eight_devices_seals_after_other_chapters_probes_ran():
+    code = (
+        "from autograder.author.seal import reference_namespace\n"
+        "from autograder.learner.probes import probe_results\n"
+        "from autograder.load.course import SOLUTIONS, load_course\n"
+        "for notebook in load_course(SOLUTIONS).notebooks:\n"
+        "    probe_results(notebook.functions[0], reference_namespace(notebook))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr

@@ -7,6 +7,7 @@ import sys
 import jax
 import jax.numpy as jnp
 import pytest
+from jax.sharding import PartitionSpec as P
 
 from autograder.execute import wire
 from autograder.execute.worker import Worker
@@ -15,6 +16,7 @@ from autograder.learner.watchers import (
     arguments_after,
     count_traces,
     describe,
+    leaf_shardings,
     leaf_types,
     round_trip,
     watch_calls,
@@ -306,3 +308,53 @@ def test_a_call_record_naming_an_api_the_test_did_not_ask_about_never_reaches_th
 
     watched = RemoteWatcher(Worker(), "watch_calls")
     assert watched(len, ([1],), apis=["jax.vmap"]) == [{"api": "jax.vmap"}]
+
+
+SHARDED = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def placed(n):
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    return {
+        "w": jax.device_put(jnp.ones((n, 2)), NamedSharding(mesh, P("data", None))),
+        "b": jax.device_put(jnp.ones(2), NamedSharding(mesh, P())),
+        "one": jnp.ones(2),
+        "host": np.ones(2),
+    }
+"""
+
+LAYOUTS = {
+    "w": {"spec": P("data"), "mesh": {"data": 4, "model": 2}},
+    "b": {"spec": P(), "mesh": {"data": 4, "model": 2}},
+    "one": "single device",
+    "host": "not a jax.Array",
+}
+
+
+def test_leaf_shardings_tells_where_each_leaf_the_learners_function_returned_lives(notebook):
+    exec(SHARDED, notebook)
+    assert leaf_shardings(notebook["placed"], (8,)) == LAYOUTS
+
+
+def test_leaf_shardings_runs_in_the_worker_and_its_specs_reach_the_grader_as_specs():
+    worker = Worker()
+    assert worker.exec_cell(1, SHARDED)["ok"]
+    args = wire.encode([wire.LearnerRef("placed"), (8,)])
+    reply = worker.handle(
+        {"op": "watch", "name": "leaf_shardings", "args": args, "kwargs": wire.encode({})}
+    )
+    assert reply["ok"] and wire.decode(reply["value"]) == LAYOUTS
+
+
+def test_watch_calls_shows_the_partition_specs_a_call_was_given(notebook):
+    exec(
+        "from jax.sharding import PartitionSpec as P\n\n\n"
+        "def split(tree):\n    return jax.tree.map(lambda x: x, tree)\n",
+        notebook,
+    )
+    calls = watch_calls(notebook["split"], ({"x": P("data"), "b": P()},), apis=["jax.tree.map"])
+    assert calls[0]["arguments"]["tree"] == {"x": P("data"), "b": P()}

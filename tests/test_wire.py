@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.sharding import PartitionSpec as P
 
 from autograder.execute import wire
 
@@ -329,3 +330,19 @@ def test_equal_names_in_one_notebook_share_a_class_so_their_treedefs_are_equal()
     with wire.notebook_classes():
         one, two = wire.decode(nodes(["Same", "Same"]))
         assert jax.tree.structure(one) == jax.tree.structure(two)
+
+
+def test_partition_specs_arrive_as_partition_specs_on_both_sides():
+    for spec in [P(), P(None, "model"), P("data", None), P(("data", "model"), None)]:
+        for jax_arrays in (False, True):
+            out = roundtrip({"w": spec}, jax_arrays=jax_arrays)["w"]
+            assert type(out) is P and out == spec
+    assert jax.tree.leaves(roundtrip({"w": P("data"), "b": P()})) == [P(), P("data")]
+    reduced = roundtrip(P("data", unreduced={"model"}))
+    assert type(reduced) is not P and jax.tree.leaves(reduced) == [reduced]
+
+
+@pytest.mark.parametrize("entries", [[1], [["data", 2]], [{"$tuple": ["data"]}], "data", [[None]]])
+def test_a_partition_spec_entry_that_is_not_an_axis_name_is_refused(entries):
+    with pytest.raises(wire.WireError, match=r"malformed \$spec"):
+        wire.decode({"$spec": entries})

@@ -12,6 +12,7 @@ from typing import Any
 
 import nbformat
 
+from autograder.devices import use_cpu_devices
 from autograder.learner import sealing
 from autograder.learner.probes import label, probe_results
 from autograder.load.course import ExerciseNotebook, GradedFunction
@@ -27,6 +28,7 @@ def readable_solution(source: str) -> str:
 
 def reference_namespace(notebook: ExerciseNotebook) -> dict[str, Any]:
     """The setup cell and every reference solution of ``notebook``, run in order."""
+    use_cpu_devices()  # before the first setup cell's JAX operation, as the grader does
     namespace: dict[str, Any] = {"__name__": "__main__"}
     exec(compile(notebook.setup_source, f"<setup of {notebook.id}>", "exec"), namespace)
     for function in notebook.functions:

@@ -70,6 +70,71 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
             "Pytrees through transformations → None is a leaf in in_axes",
         ),
     ),
+    # Trees across devices: before the general structure error, which would shadow the first.
+    (
+        r"device_put device specification must be a tree prefix"
+        r"|pytree structure error[\s\S]*(in_shardings|out_shardings|in_specs|out_specs)",
+        Pointer(
+            "shardings-not-a-prefix",
+            "a tree of shardings or specs that is not a prefix of the tree it lays out: each "
+            "spec stands for the whole subtree under it, and every key must be there",
+            "Trees across devices → A tree of specs is a prefix of the parameter tree",
+        ),
+    ),
+    (
+        r"^AssertionError: \(\d+, P\(|is only valid for values of rank at least",
+        Pointer(
+            "spec-longer-than-rank",
+            "a spec with more entries than its array has dimensions: a PartitionSpec is one "
+            "leaf, one entry per dimension, not a container of specs for several arrays",
+            "Trees across devices → A tree of specs is a prefix of the parameter tree",
+        ),
+    ),
+    (
+        r"implies that array axis \d+ is partitioned \d+ times, but",
+        Pointer(
+            "spec-does-not-divide",
+            "a dimension split by a mesh axis whose size does not divide it: it is split by "
+            "the size of its entry's axis, or by the product of a tuple of axes",
+            "Trees across devices → A PartitionSpec says which axis splits which dimension",
+        ),
+    ),
+    (
+        r"Resource axis: .* is not found in mesh",
+        Pointer(
+            "axis-not-in-mesh",
+            "a spec that names an axis the mesh does not have",
+            "Trees across devices → A mesh names the devices' axes",
+        ),
+    ),
+    (
+        r"non-empty mesh in context if you are passing `PartitionSpec`s"
+        r"|set a mesh via `jax.set_mesh` if a PartitionSpec is passed",
+        Pointer(
+            "spec-without-mesh",
+            "specs given where shardings are needed: a PartitionSpec names axes of no mesh in "
+            "particular; make NamedShardings of a mesh, or set the mesh with jax.set_mesh",
+            "Trees across devices → jit with trees of shardings",
+        ),
+    ),
+    (
+        r"in_specs passed to shard_map: .* does not match the specs of the input",
+        Pointer(
+            "shard-map-input-not-laid-out",
+            "an argument of shard_map that is not laid out as its in_specs says: lay the tree "
+            "out with device_put first",
+            "Trees across devices → shard_map with spec trees",
+        ),
+    ),
+    (
+        r"out_specs which require replication which can't be statically inferred",
+        Pointer(
+            "shard-map-output-varies",
+            "a shard_map result declared replicated that still differs from device to device: "
+            "combine the blocks with a collective over the axis first",
+            "Trees across devices → shard_map with spec trees",
+        ),
+    ),
     (
         r"pytree structure error|Custom node type mismatch|arity mismatch|key mismatch",
         Pointer(

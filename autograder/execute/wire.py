@@ -32,6 +32,10 @@ Tags (a JSON object with one ``$``-key names the kind of value):
                    ``qualname``, as for ``$namedtuple``)
 ``$shapedtype``    a ``jax.ShapeDtypeStruct`` of a NumPy dtype: ``shape``, ``dtype``
                    (its name) and ``weak``; it arrives as one on both sides
+``$spec``          a ``jax.sharding.PartitionSpec``: one entry per array axis, each
+                   ``None``, a mesh axis name or a list of names; it arrives as a
+                   ``PartitionSpec`` on both sides (one with ``unreduced`` or
+                   ``reduced`` axes, or an unconstrained entry, goes as an ``$object``)
 ``$subclass``      an unregistered subclass of list, tuple or dict (a leaf to JAX):
                    ``name``, ``base`` and ``items`` (``[key, value]`` pairs for a dict)
 ``$object``        any other object: ``name`` of its type and a short ``repr``
@@ -160,6 +164,9 @@ def encode(value: Any, depth: int = 0) -> Any:
     shaped = _shape_dtype(value)
     if shaped is not None:
         return shaped
+    spec = _partition_spec(value)
+    if spec is not None:
+        return spec
     node = _custom_node(value)
     if node is not None:
         children, aux = node
@@ -209,6 +216,43 @@ def _shape_dtype(value: Any) -> dict[str, Any] | None:
         "dtype": dtype.name,
         "weak": bool(value.weak_type),
     }
+
+
+def _partition_spec(value: Any) -> dict[str, Any] | None:
+    """A plain ``PartitionSpec`` as ``$spec``; else ``None``."""
+    sharding = sys.modules.get("jax.sharding")
+    if sharding is None or type(value) is not sharding.PartitionSpec:
+        return None
+    if value.unreduced or value.reduced:
+        return None
+    entries: list[Any] = []
+    for entry in value:
+        if entry is None or type(entry) is str:
+            entries.append(entry)
+        elif type(entry) is tuple and all(type(name) is str for name in entry):
+            entries.append(list(entry))
+        else:
+            return None  # an unconstrained entry has no plain form
+    return {"$spec": entries}
+
+
+def _decode_spec(body: Any) -> Any:
+    """The ``PartitionSpec`` of a ``$spec``'s entries, refusing anything but names."""
+    if not isinstance(body, list):
+        raise WireError("malformed $spec in message: its entries are not a list")
+    entries: list[Any] = []
+    for entry in body:
+        if entry is None or type(entry) is str:
+            entries.append(entry)
+        elif type(entry) is list and all(type(name) is str for name in entry):
+            entries.append(tuple(entry))
+        else:
+            raise WireError(
+                "malformed $spec in message: an entry is not None, an axis name or a list of names"
+            )
+    from jax.sharding import PartitionSpec
+
+    return PartitionSpec(*entries)
 
 
 def _container_base(value: Any) -> type | None:
@@ -433,6 +477,8 @@ class _Decoder:
                     dtype = _dtype_named(str(raw["dtype"]))
                     shape = tuple(int(n) for n in body)
                     return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(raw["weak"]))
+                case "$spec":
+                    return _decode_spec(body)
                 case "$subclass":
                     base = _CONTAINER_BASES[str(raw["base"])]
                     self.named(("$subclass", (str(body), base.__name__)))

@@ -51,7 +51,13 @@ def canonical(value: Any, depth: int = 0) -> Any:
         return ["float", _rounded(value)]
     if isinstance(value, complex):
         return ["complex", _rounded(value.real), _rounded(value.imag)]
+    spec = _spec_entries(value)
+    if spec is not None:
+        return ["spec", spec]
     if hasattr(value, "shape") and hasattr(value, "dtype"):
+        layout = _layout(value)
+        if layout is not None:
+            return ["laid out", layout, canonical(np.asarray(value), deeper)]
         if is_key_array(value):
             import jax
 
@@ -79,6 +85,40 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, set | frozenset):
         return [type(value).__name__, sorted(repr(v) for v in value)]
     return _custom_node(value, deeper)
+
+
+def _spec_entries(value: Any) -> list[Any] | None:
+    """A ``PartitionSpec``'s entries, without trailing ``None``s; ``None`` for anything else."""
+    import sys
+
+    sharding = sys.modules.get("jax.sharding")
+    if sharding is None or not isinstance(value, sharding.PartitionSpec):
+        return None
+    entries = [
+        list(e) if isinstance(e, tuple) else repr(e) if e is not None else None for e in value
+    ]
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
+def _layout(value: Any) -> list[Any] | None:
+    """A JAX array's spec and mesh when it is laid out over a mesh, else ``None``.
+
+    Two functions that return the same values laid out differently give different keys.
+    """
+    import sys
+
+    jax = sys.modules.get("jax")
+    if jax is None or not isinstance(value, jax.Array):
+        return None
+    sharding = value.sharding
+    if not isinstance(sharding, jax.sharding.NamedSharding):
+        return None
+    return [
+        _spec_entries(sharding.spec),
+        [[str(k), int(n)] for k, n in sharding.mesh.shape.items()],
+    ]
 
 
 def _custom_node(value: Any, depth: int) -> Any:

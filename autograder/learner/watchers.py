@@ -230,15 +230,49 @@ def leaf_types(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     return jax.tree.map(name, function(*args))
 
 
+@watcher
+def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
+    """``function(*args)`` with each leaf replaced by where it lives, in the learner's process.
+
+    Arrays cross to the grader as NumPy arrays, without their sharding; this answers,
+    per leaf, ``{"spec": PartitionSpec, "mesh": {axis name: size, ...}}`` for a JAX
+    array laid out over a mesh (a ``NamedSharding``; the spec without trailing
+    ``None`` entries, which lay out nothing, so ``P("data", None)`` is ``P("data")``),
+    ``"single device"`` for a JAX array on one device, and ``"not a jax.Array"`` for
+    anything else.
+    """
+    import jax
+
+    def layout(leaf: Any) -> Any:
+        if not isinstance(leaf, jax.Array):
+            return "not a jax.Array"
+        sharding = leaf.sharding
+        if isinstance(sharding, jax.sharding.NamedSharding):
+            entries = list(sharding.spec)
+            while entries and entries[-1] is None:
+                entries.pop()
+            mesh = {str(name): int(size) for name, size in sharding.mesh.shape.items()}
+            return {"spec": jax.sharding.PartitionSpec(*entries), "mesh": mesh}
+        if isinstance(sharding, jax.sharding.SingleDeviceSharding):
+            return "single device"
+        return type(sharding).__name__
+
+    return jax.tree.map(layout, function(*args))
+
+
 def describe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain data that says what a call was given.
 
-    Numbers, strings, bools and ``None`` stay as they are; lists, tuples and
+    Numbers, strings, bools, ``None`` and ``PartitionSpec``s (plain data on the
+    wire) stay as they are; lists, tuples and
     dicts are described item by item (a namedtuple as a tuple); an array, or a
     tracer standing for one, is ``"<array float32[3]>"``; a function is
     ``"<function name>"``; anything else is ``"<TypeName>"``.
     """
     if value is None or type(value) in (bool, int, float, str):
+        return value
+    sharding = sys.modules.get("jax.sharding")
+    if sharding is not None and type(value) is sharding.PartitionSpec:
         return value
     if depth > 16:
         return "<...>"
