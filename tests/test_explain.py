@@ -250,6 +250,15 @@ ERRORS = {
         ),
         "Trees across devices → shard_map with spec trees",
     ),
+    # Randomness and stacking over trees
+    "arithmetic on a typed key": (
+        lambda: jax.tree.map(lambda leaf: leaf * 0.9, {"w": jnp.ones(2), "rng": jax.random.key(0)}),
+        "Randomness and stacking over trees → Typed keys as leaves",
+    ),
+    "an Equinox module out of jax.vmap": (
+        lambda: jax.vmap(lambda key: _mlp())(jax.random.split(jax.random.key(0), 2)),
+        "Randomness and stacking over trees → filter_vmap and nnx.vmap",
+    ),
 }
 
 
@@ -346,6 +355,22 @@ def test_optax_updates_added_to_functions_point_to_optax_on_equinox_in_libraries
     error = _raised(lambda: optax.apply_updates(model, updates))
     here = explain(type(error).__name__, str(error), chapter="libraries")
     assert here.section == "The libraries' own trees → Optax on an Equinox model"
+    assert explain(type(error).__name__, str(error), chapter="mapping") is None
+
+
+def test_vmap_over_a_count_points_to_stacks_by_vmap_in_the_stacking_exercise_only():
+    error = _raised(lambda: jax.vmap(lambda key: jax.random.normal(key, (2,)))(3))
+    here = explain(type(error).__name__, str(error), chapter="stacking")
+    elsewhere = explain(type(error).__name__, str(error), chapter="transformations")
+    assert here.section == "Randomness and stacking over trees → A stack of layers by vmap"
+    assert elsewhere.section == "Pytrees through transformations → None is a leaf in in_axes"
+
+
+def test_layers_of_different_shapes_stacked_point_to_stacks_in_the_stacking_exercise_only():
+    layers = [{"w": jnp.ones((2, 2))}, {"w": jnp.ones((3, 3))}]
+    error = _raised(lambda: jax.tree.map(lambda *leaves: jnp.stack(leaves), *layers))
+    here = explain(type(error).__name__, str(error), chapter="stacking")
+    assert here.section == "Randomness and stacking over trees → A stack of layers by vmap"
     assert explain(type(error).__name__, str(error), chapter="mapping") is None
 
 

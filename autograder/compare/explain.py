@@ -62,6 +62,17 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
         ),
     ),
     (
+        r"vmap was requested to map its argument along axis 0, which implies that its rank "
+        r"should be at least 1, but is only 0",
+        Pointer(
+            "vmap-over-a-count",
+            "vmap given a number to map over: vmap maps over an axis of an array, so a "
+            "stack of n layers maps the initialiser over n keys, not over n",
+            "Randomness and stacking over trees → A stack of layers by vmap",
+            only_in=("stacking",),
+        ),
+    ),
+    (
         r"vmap got inconsistent sizes|vmap was requested to map its argument",
         Pointer(
             "vmap-no-batch-axis",
@@ -411,6 +422,34 @@ POINTERS: tuple[tuple[str, Pointer], ...] = (
             "unflatten given the wrong number of leaves: it needs exactly one per leaf "
             "of the treedef",
             "Structure → What unflatten checks",
+        ),
+    ),
+    (
+        r"does not accept dtypes key<",
+        Pointer(
+            "arithmetic-on-a-typed-key",
+            "arithmetic on a typed PRNG key: a key is not a number, so a map that does "
+            "arithmetic over a tree skips its key leaves",
+            "Randomness and stacking over trees → Typed keys as leaves",
+        ),
+    ),
+    (
+        r"^TypeError: Output from batched function .* is not a valid JAX type",
+        Pointer(
+            "jax-vmap-of-a-module",
+            "jax.vmap returning an object with non-array fields: eqx.filter_vmap batches "
+            "the arrays and passes the rest through",
+            "Randomness and stacking over trees → filter_vmap and nnx.vmap",
+        ),
+    ),
+    (
+        r"All input arrays must have the same shape",
+        Pointer(
+            "stacking-uneven-layers",
+            "layers of different shapes stacked: only layers of one shape share a leading "
+            "axis, so a stack holds the run of equal layers",
+            "Randomness and stacking over trees → A stack of layers by vmap",
+            only_in=("stacking",),
         ),
     ),
 )
