@@ -12,7 +12,6 @@ from typing import Any
 
 import nbformat
 import pytest
-from parallel_groups import xdist_groups
 
 from autograder.devices import use_cpu_devices
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
@@ -20,13 +19,6 @@ from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 # The grader's own process gives JAX its CPU devices before its first operation; the
 # tests that grade in this process must have the same count set first.
 use_cpu_devices()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep the tests that share a costly fixture in one xdist worker (``--dist loadgroup``)."""
-    groups = xdist_groups((item.path.name, getattr(item, "fixturenames", ())) for item in items)
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.path.name]))
 
 
 @dataclass
