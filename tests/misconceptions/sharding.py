@@ -10,6 +10,7 @@ PREFIX = f"{CHAPTER} → A tree of specs is a prefix of the parameter tree"
 NONE = f"{CHAPTER} → None is not replicated"
 SHARD_MAP = f"{CHAPTER} → shard_map with spec trees"
 RULES = f"{CHAPTER} → Spec trees from key-path rules"
+MESH = f"{CHAPTER} → A mesh names the devices' axes"
 
 CASES = [
     {
@@ -191,6 +192,97 @@ def check_specs_fit(specs, shapes, mesh_shape):
 """,
     },
     {
+        "function": "check_specs_fit",
+        "misconception": "only the first dimension has to divide",
+        "visible_passes": "only other inputs than the visible tests' show it: a dimension after the first that its entry's size does not divide",
+        "teaches": SPECS,
+        "source": """
+def check_specs_fit(specs, shapes, mesh_shape):
+    def misfit(spec, shape):
+        if len(spec) > len(shape):
+            return "rank"
+        entries = [() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in spec]
+        if any(name not in mesh_shape for names in entries for name in names):
+            return "axis"
+        if entries and shape[0] % math.prod(mesh_shape[name] for name in entries[0]):
+            return "divide"
+        return None
+
+    problems = {}
+
+    def check(spec_path, spec, subtree):
+        for path, shape in jax.tree_util.tree_flatten_with_path(subtree, is_leaf=lambda x: isinstance(x, tuple))[0]:
+            if misfit(spec, shape):
+                problems[jax.tree_util.keystr(spec_path + path)] = misfit(spec, shape)
+
+    jax.tree_util.tree_map_with_path(check, specs, shapes)
+    return problems
+""",
+    },
+    {
+        "function": "check_specs_fit",
+        "misconception": "an unknown axis in a tuple of axes splits by 1",
+        "visible_passes": "only other inputs than the visible tests' show it: a tuple entry that names an axis the mesh does not have",
+        "teaches": MESH,
+        "source": """
+def check_specs_fit(specs, shapes, mesh_shape):
+    def misfit(spec, shape):
+        if len(spec) > len(shape):
+            return "rank"
+        for entry, size in zip(spec, shape):
+            if entry is None:
+                continue
+            if isinstance(entry, str):
+                if entry not in mesh_shape:
+                    return "axis"
+                split = mesh_shape[entry]
+            else:
+                split = math.prod(mesh_shape.get(name, 1) for name in entry)
+            if size % split:
+                return "divide"
+        return None
+
+    problems = {}
+
+    def check(spec_path, spec, subtree):
+        for path, shape in jax.tree_util.tree_flatten_with_path(subtree, is_leaf=lambda x: isinstance(x, tuple))[0]:
+            if misfit(spec, shape):
+                problems[jax.tree_util.keystr(spec_path + path)] = misfit(spec, shape)
+
+    jax.tree_util.tree_map_with_path(check, specs, shapes)
+    return problems
+""",
+    },
+    {
+        "function": "check_specs_fit",
+        "misconception": "the reason is the first problem met entry by entry",
+        "visible_passes": "only other inputs than the visible tests' show it: a spec whose entry that does not divide comes before an unknown axis",
+        "teaches": SPECS,
+        "source": """
+def check_specs_fit(specs, shapes, mesh_shape):
+    def misfit(spec, shape):
+        if len(spec) > len(shape):
+            return "rank"
+        for entry, size in zip(spec, shape):
+            names = () if entry is None else (entry,) if isinstance(entry, str) else entry
+            if any(name not in mesh_shape for name in names):
+                return "axis"
+            if size % math.prod(mesh_shape[name] for name in names):
+                return "divide"
+        return None
+
+    problems = {}
+
+    def check(spec_path, spec, subtree):
+        for path, shape in jax.tree_util.tree_flatten_with_path(subtree, is_leaf=lambda x: isinstance(x, tuple))[0]:
+            if misfit(spec, shape):
+                problems[jax.tree_util.keystr(spec_path + path)] = misfit(spec, shape)
+
+    jax.tree_util.tree_map_with_path(check, specs, shapes)
+    return problems
+""",
+    },
+    {
         "function": "shard_params",
         "misconception": "None in a shardings tree means replicated to device_put",
         "teaches": NONE,
@@ -305,6 +397,22 @@ def data_parallel_grad(params, batch):
         return jax.grad(lambda p: jax.lax.pmean(loss(p, batch), "data"))(params)
 
     return jax.shard_map(block_grad, mesh=mesh, in_specs=(P(), P("data")), out_specs=P())(params, batch)
+""",
+    },
+    {
+        "function": "data_parallel_grad",
+        "misconception": "shard_map compiles its function as jit does",
+        "teaches": SHARD_MAP,
+        "source": """
+def data_parallel_grad(params, batch):
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    specs = (P(), P("data"))
+    params, batch = jax.device_put((params, batch), jax.tree.map(lambda spec: NamedSharding(mesh, spec), specs))
+
+    def block_grad(params, batch):
+        return jax.grad(lambda p: jax.lax.pmean(loss(p, batch), "data"))(params)
+
+    return jax.shard_map(block_grad, mesh=mesh, in_specs=specs, out_specs=P())(params, batch)
 """,
     },
 ]
