@@ -115,6 +115,24 @@ def init_params(key, shapes):
 """,
     },
     {
+        "function": "init_params",
+        "misconception": "zeros need only a shape: the dtype matters for the drawn weights",
+        "teaches": SHAPES,
+        "visible_passes": (
+            "only other inputs than the visible tests' show it: a bfloat16 struct with fewer than two axes, "
+            "whose zeros must be bfloat16 too (the visible tests give float32 zeros only)"
+        ),
+        "source": """
+def init_params(key, shapes):
+    lecun = jax.nn.initializers.lecun_normal()
+
+    def init(s, k):
+        return lecun(k, s.shape, s.dtype) if len(s.shape) >= 2 else jnp.zeros(s.shape)
+
+    return jax.tree.map(init, shapes, optax.tree_utils.tree_split_key_like(key, shapes))
+""",
+    },
+    {
         "function": "init_stack",
         "misconception": "a Python loop and jnp.stack build the same stack as vmap",
         "teaches": VMAP,
