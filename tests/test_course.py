@@ -88,8 +88,8 @@ def test_points_are_declared_only_in_test_cells():
                 assert "points" not in meta or not meta["points"], meta.get("grade_id")
 
 
-def test_the_course_keeps_its_fourteen_chapters_and_their_functions():
-    assert len(COURSE.notebooks) >= 14 and len(COURSE.functions) >= 55
+def test_the_course_keeps_its_sixteen_chapters_and_their_functions():
+    assert len(COURSE.notebooks) >= 16 and len(COURSE.functions) >= 63
 
 
 def test_every_chapter_has_its_lesson_toc_entry_exercise_and_misconceptions():
