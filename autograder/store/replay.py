@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from autograder.devices import use_cpu_devices
 from autograder.store import calls
 from autograder.store.folder import cache_settings
 
@@ -23,6 +24,9 @@ def replay_folder(folder: Path) -> tuple[int, int]:
 
     import jax
 
+    # the workers that read the store have the course's devices: JAX's cache keys
+    # include them, so the store is compiled with the same count
+    use_cpu_devices()
     for name, value in cache_settings(str(folder), writable=True).items():
         jax.config.update(name, value)
     lines: set[str] = set()
