@@ -6,7 +6,8 @@ devices, on a machine with one CPU. JAX splits the CPU into that many devices wh
 count afterwards. So every process that runs a notebook's code sets the same count
 before its first JAX operation: the grader (its test cells and the setup cells it
 runs), the zygote its workers fork from, the process that seals the reference
-solutions, the process that fills the compile store, and the course's tests; the notebooks and the book's pages set it
+solutions, the process that fills the compile store (JAX's cache keys include the
+devices), and the course's tests; the notebooks and the book's pages set it
 themselves in their first cell, so a learner's kernel, the book's build and
 nbgrader agree with the grader without a variable to remember.
 """
