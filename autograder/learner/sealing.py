@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.learner.watchers import is_key_array
+from autograder.learner.watchers import is_key_array, spec_entries
 
 FLOAT_DECIMALS = 5
 MAX_DEPTH = 40
@@ -94,12 +94,10 @@ def _spec_entries(value: Any) -> list[Any] | None:
     sharding = sys.modules.get("jax.sharding")
     if sharding is None or not isinstance(value, sharding.PartitionSpec):
         return None
-    entries = [
-        list(e) if isinstance(e, tuple) else repr(e) if e is not None else None for e in value
+    return [
+        list(e) if isinstance(e, tuple) else repr(e) if e is not None else None
+        for e in spec_entries(value)
     ]
-    while entries and entries[-1] is None:
-        entries.pop()
-    return entries
 
 
 def _layout(value: Any) -> list[Any] | None:

@@ -230,6 +230,14 @@ def leaf_types(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     return jax.tree.map(name, function(*args))
 
 
+def spec_entries(spec: Any) -> list[Any]:
+    """A ``PartitionSpec``'s entries without trailing ``None``s, which lay out nothing."""
+    entries = list(spec)
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
 @watcher
 def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     """``function(*args)`` with each leaf replaced by where it lives, in the learner's process.
@@ -248,11 +256,8 @@ def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> An
             return "not a jax.Array"
         sharding = leaf.sharding
         if isinstance(sharding, jax.sharding.NamedSharding):
-            entries = list(sharding.spec)
-            while entries and entries[-1] is None:
-                entries.pop()
             mesh = {str(name): int(size) for name, size in sharding.mesh.shape.items()}
-            return {"spec": jax.sharding.PartitionSpec(*entries), "mesh": mesh}
+            return {"spec": jax.sharding.PartitionSpec(*spec_entries(sharding.spec)), "mesh": mesh}
         if isinstance(sharding, jax.sharding.SingleDeviceSharding):
             return "single device"
         return type(sharding).__name__
