@@ -17,9 +17,12 @@ from autograder.store import calls
 from autograder.store.folder import cache_settings
 
 # Each runs in a process of its own: recording patches JAX for the rest of the process.
+# Both set the devices the course's workers and the replay have: cache keys include them.
 RECORD = textwrap.dedent(
     """
     import sys
+    from autograder.devices import use_cpu_devices
+    use_cpu_devices()
     from autograder.store.jax_internals import record_calls
     record_calls(sys.argv[1])
     import jax, jax.numpy as jnp
@@ -29,7 +32,9 @@ COMPILE = textwrap.dedent(
     """
     import sys
     import jax, jax.numpy as jnp
+    from autograder.devices import use_cpu_devices
     from autograder.store.folder import cache_settings
+    use_cpu_devices()
     for name, value in cache_settings(sys.argv[1], writable=True).items():
         jax.config.update(name, value)
     """
