@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -12,6 +14,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from filelock import FileLock
 
 from autograder.devices import use_cpu_devices
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
@@ -38,12 +41,74 @@ class Graded:
         return next(e for s in students for e in s["exercises"] if e["name"] == name)
 
 
+def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder this test run's processes share: pytest's base temp, or with pytest-xdist
+    (``./course test`` runs the files on several workers) the one above each worker's."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Graded]
+) -> Graded:
+    """``make(folder)``, computed by the first worker of this run to ask, read back by the rest.
+
+    The costly session fixtures (grading a class, the solutions, the exercises) would
+    otherwise run once in every worker; a file lock makes the others wait for the first.
+    """
+    root = run_root(tmp_path_factory)
+    saved = root / f"{name}.json"
+    with FileLock(root / f"{name}.lock"):
+        if saved.exists():
+            return Graded(**json.loads(saved.read_text(encoding="utf-8")))
+        folder = root / name
+        folder.mkdir()
+        graded = make(folder)
+        saved.write_text(json.dumps(dataclasses.asdict(graded)), encoding="utf-8")
+        return graded
+
+
+# The order ./course test hands files to its workers (--no-loadscope-reorder keeps it):
+# the longest first, so that no worker is left with one at the end, and the files that
+# read the book's build or the graded misconception class last, so that they seldom
+# wait for the file that makes it. Seconds are of one serial run on 2 cores.
+FIRST = (
+    "test_misconceptions.py",  # grades the misconception class: 990 s
+    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 760 s
+    "test_book.py",  # builds the book: 160 s
+    "test_authoring.py",  # adds a chapter to a copy of the course: 190 s
+    "test_grade_cli.py",  # grades the solutions and the exercises: 230 s
+    "test_learner_tools.py",
+    "test_attacks.py",
+)
+LAST = (
+    "test_book_links.py",
+    "test_browser.py",
+    "test_course_script.py",
+    "test_links.py",
+    "test_progress_page.py",
+    "test_insight_page.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        if name in FIRST:
+            return FIRST.index(name) - len(FIRST)
+        return LAST.index(name) + 1 if name in LAST else 0
+
+    items.sort(key=rank)  # stable: each file's own order stays
+
+
 @pytest.fixture(autouse=True, scope="session")
 def private_result_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Keep the grader's result cache of this test run out of the user's own cache folder."""
-    import os
-
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    """Keep the grader's result and compile caches of this test run out of the user's own
+    cache folder; the workers of one run share them, as they share the compile store."""
+    # A test run started by a test (tests/test_authoring.py) shares its caller's cache.
+    cache = Path(os.environ.get("PYTREES_TEST_CACHE") or run_root(tmp_path_factory) / "cache")
+    cache.mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = os.environ["PYTREES_TEST_CACHE"] = str(cache)
 
 
 def run_cli(
@@ -75,12 +140,16 @@ def grade(tmp_path: Path) -> Callable[..., Graded]:
 
 @pytest.fixture(scope="session")
 def graded_solutions(tmp_path_factory) -> Graded:
-    return grade_with_cli(SOLUTIONS, tmp_path_factory.mktemp("solutions") / "r.json")
+    return once_per_run(
+        tmp_path_factory, "solutions", lambda folder: grade_with_cli(SOLUTIONS, folder / "r.json")
+    )
 
 
 @pytest.fixture(scope="session")
 def graded_exercises(tmp_path_factory) -> Graded:
-    return grade_with_cli(EXERCISES, tmp_path_factory.mktemp("exercises") / "r.json")
+    return once_per_run(
+        tmp_path_factory, "exercises", lambda folder: grade_with_cli(EXERCISES, folder / "r.json")
+    )
 
 
 @pytest.fixture(scope="session")
@@ -89,9 +158,14 @@ def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     # imported here: misconception_class imports this module, and loads the course
     from misconception_class import write_class
 
-    root = tmp_path_factory.mktemp("misconceptions")
     # every case of the course in one run: minutes, so a wider guard against a hang
-    return grade_with_cli(write_class(root / "class"), root / "report.json", timeout=1800)
+    return once_per_run(
+        tmp_path_factory,
+        "misconceptions",
+        lambda folder: grade_with_cli(
+            write_class(folder / "class"), folder / "report.json", timeout=1800
+        ),
+    )
 
 
 def build_book(root: Path) -> subprocess.CompletedProcess[str]:
@@ -107,11 +181,16 @@ def build_book(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="session")
-def built() -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The book, built into ``_build/html`` once per test run, with warnings as errors."""
-    done = build_book(REPO_ROOT)
+    done = once_per_run(tmp_path_factory, "book", lambda _: _built_in_place())
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
     return REPO_ROOT / "_build" / "html"
+
+
+def _built_in_place() -> Graded:
+    done = build_book(REPO_ROOT)
+    return Graded(done.returncode, done.stdout, done.stderr, None)
 
 
 @pytest.fixture(scope="session")

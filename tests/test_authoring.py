@@ -125,7 +125,9 @@ def run(root: Path, command: str) -> subprocess.CompletedProcess[str]:
     words = command.split()
     if words[0] == "python":
         words[0] = sys.executable
-    environment = {**os.environ, "PYTHONPATH": str(root), "XDG_CACHE_HOME": str(root / ".cache")}
+    # The run's cache: the seals of the chapters the copy shares with the course are read
+    # back, not computed again (every key there is made of content, not of paths).
+    environment = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run(words, cwd=root, env=environment, capture_output=True, text=True)
 
 

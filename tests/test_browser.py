@@ -37,6 +37,7 @@ from playwright.sync_api import (
 from autograder.learner import progress
 from autograder.load.course import REPO_ROOT, toc_order
 from booktools.serve import make_server
+from conftest import run_root
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -184,7 +185,9 @@ def visitor(browser: Browser, site: str) -> Iterator[Visitor]:
 
 @pytest.fixture(scope="module")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("screenshots", numbered=False)
+    folder = run_root(tmp_path_factory) / "screenshots"  # not a worker's folder under xdist
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 # A learner walks through the book ----------------------------------------------------

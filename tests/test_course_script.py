@@ -61,9 +61,11 @@ def wait_until(condition, seconds: float) -> bool:
 
 
 @pytest.mark.slow
-def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built):
+def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built, set_up_venv):
     book, lab = free_port(), free_port()
-    environment = {**os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab)}
+    environment = {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv)
+    }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
@@ -98,9 +100,12 @@ def port_just_closed() -> int:
 
 
 @pytest.mark.slow
-def test_serve_starts_on_a_port_a_stopped_server_just_left(built):
+def test_serve_starts_on_a_port_a_stopped_server_just_left(built, set_up_venv):
     book = port_just_closed()
-    environment = {**os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(free_port())}
+    environment = {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(free_port()),
+        "VENV": str(set_up_venv),
+    }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
@@ -116,7 +121,8 @@ def test_serve_starts_on_a_port_a_stopped_server_just_left(built):
 @pytest.fixture
 def set_up_venv(tmp_path: Path) -> Path:
     """A VENV for ./course that is set up already and whose book build does nothing:
-    its python is this test run's, so serve starts at once on the book built before."""
+    its python is this test run's, so serve starts at once on the book built before
+    (and never rebuilds ``_build/`` while other tests of the run read it)."""
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
     scripts = {"python": f'exec "{sys.executable}" "$@"', "jupyter-book": "exit 0"}

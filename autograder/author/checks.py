@@ -8,7 +8,6 @@ notebooks say which chapters exist; everything else is checked against them.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 from collections import Counter
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
-from autograder.author.seal import reference_namespace, sealed_solution
+from autograder.author.seal import reference_seals
 from autograder.load.course import (
     EXERCISES,
     REPO_ROOT,
@@ -91,28 +90,18 @@ def stale_exercises(exercises: Course, solutions: Course) -> list[str]:
 
 
 def stale_seals(released: ExerciseNotebook, source: ExerciseNotebook) -> list[str]:
-    """The functions of ``released`` whose seal does not open with the reference's answers."""
-    return list(
-        _stale_seals(released, source, released.path.read_bytes(), source.path.read_bytes())
-    )
-
-
-@functools.cache
-def _stale_seals(
-    released: ExerciseNotebook, source: ExerciseNotebook, *contents: bytes
-) -> tuple[str, ...]:
-    """:func:`stale_seals`, kept per content of both notebooks: it runs the solutions.
+    """The functions of ``released`` whose seal does not open with the reference's answers.
 
     A seal is the same for the same solution and key, so a current one is equal to
-    the seal made now.
+    the seal made now (:func:`autograder.author.seal.reference_seals`).
     """
-    namespace = reference_namespace(source)
     sealed = {function.name: function.sealed for function in released.functions}
-    return tuple(
+    seals = reference_seals(source)
+    return [
         function.name
         for function in source.functions
-        if sealed.get(function.name) != sealed_solution(function, namespace)
-    )
+        if sealed.get(function.name) != seals.get(function.name)
+    ]
 
 
 # What nbgrader puts where it removed a solution region.

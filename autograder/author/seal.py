@@ -7,13 +7,20 @@ its results on its probes.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from autograder.devices import use_cpu_devices
-from autograder.learner import sealing
+from autograder.cache import cache_root
+from autograder.devices import CPU_DEVICES, use_cpu_devices
+from autograder.learner import probes, sealing
 from autograder.learner.probes import label, probe_results
 from autograder.load.course import ExerciseNotebook, GradedFunction
 
@@ -43,6 +50,45 @@ def sealed_solution(function: GradedFunction, namespace: dict[str, Any]) -> str:
     return sealing.seal(readable_solution(function.source), key)
 
 
+def reference_seals(notebook: ExerciseNotebook) -> dict[str, str]:
+    """Each probed function's sealed solution, by name.
+
+    Running a notebook's reference solutions takes seconds, and the course's checks
+    compare every chapter's seals each time they run; so the seals are kept in the
+    author's cache (``<cache>/seals``), under a key made of everything they depend on:
+    the notebook's bytes, the code that seals and probes, the device count and every
+    installed package's version. Measured on 2 cores: the checks of sixteen chapters
+    took 83 s computing every seal, and a few seconds reading them back.
+    """
+    kept = cache_root() / "seals" / f"{_seals_key(notebook)}.json"
+    with contextlib.suppress(OSError, ValueError):
+        seals = json.loads(kept.read_text(encoding="utf-8"))
+        if isinstance(seals, dict) and all(isinstance(v, str) for v in seals.values()):
+            return seals
+    namespace = reference_namespace(notebook)
+    seals = {f.name: sealed_solution(f, namespace) for f in notebook.functions if f.probes}
+    with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=kept.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(seals, out)
+        os.replace(temporary, kept)
+    return seals
+
+
+def _seals_key(notebook: ExerciseNotebook) -> str:
+    digest = hashlib.sha256(notebook.path.read_bytes())
+    for module in (sealing, probes):
+        digest.update(Path(module.__file__).read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    digest.update(str(CPU_DEVICES).encode())
+    versions = sorted(
+        f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()
+    )
+    digest.update("\n".join(versions).encode())
+    return digest.hexdigest()
+
+
 def seal_released(notebook: ExerciseNotebook, released: Path) -> None:
     """Write each function's sealed solution into the generated notebook at ``released``.
 
@@ -50,8 +96,7 @@ def seal_released(notebook: ExerciseNotebook, released: Path) -> None:
     is the same for the same solution and probes (see :mod:`autograder.learner.sealing`),
     and generating again changes nothing.
     """
-    namespace = reference_namespace(notebook)
-    seals = {f.name: sealed_solution(f, namespace) for f in notebook.functions if f.probes}
+    seals = reference_seals(notebook)
     nb = nbformat.read(released, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

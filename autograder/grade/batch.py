@@ -28,6 +28,7 @@ from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from autograder.cache import cache_root
 from autograder.execute import wire
 from autograder.execute.run import Limits
 from autograder.grade.submission import cleaned_files, grade_submission
@@ -44,7 +45,6 @@ from autograder.report.model import (
     TestResult,
 )
 from autograder.report.text import clean
-from autograder.store.folder import cache_root
 
 # Raised whenever a result gains fields, so that results cached before are graded again.
 CACHE_FORMAT = "2"  # 2: each test records its kind and the section it points to

@@ -15,15 +15,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.cache import cache_root
+
 # One path for every store: JAX's cache keys must not depend on where it lies on the host.
 STORE_MOUNT = "/var/cache/pytrees-compiled"
 """Where a sandboxed worker sees the store."""
-
-
-def cache_root() -> Path:
-    """The grader's folder in the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "pytrees-hands-on"
 
 
 @dataclass(frozen=True)
