@@ -62,7 +62,7 @@ def once_per_run(
         if saved.exists():
             return Graded(**json.loads(saved.read_text(encoding="utf-8")))
         folder = root / name
-        folder.mkdir()
+        folder.mkdir(exist_ok=True)  # left by a worker whose attempt raised: this one tries again
         graded = make(folder)
         saved.write_text(json.dumps(dataclasses.asdict(graded)), encoding="utf-8")
         return graded
