@@ -237,5 +237,5 @@ def test_exercises_are_stale_when_a_reference_solution_changes_its_seal(tmp_path
 
 
 def test_the_libraries_a_setup_cell_imports_are_known_for_the_zygote_to_preload():
-    assert COURSE.notebook("libraries").library_imports == ("equinox", "optax", "flax")
+    assert COURSE.notebook("libraries").library_imports == ("equinox", "optax", "flax", "flax.nnx")
     assert COURSE.notebook("leaves").library_imports == ()

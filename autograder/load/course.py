@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
+import importlib.util
 import json
 import sys
 from collections.abc import Collection
@@ -133,7 +134,8 @@ class ExerciseNotebook:
     @property
     def library_imports(self) -> tuple[str, ...]:
         """The modules beyond the standard library, JAX, NumPy and the grader's own that the
-        setup cell imports (``equinox``, ``flax``), in the order it imports them."""
+        setup cell imports (``equinox``, ``flax``, and ``flax.nnx`` for ``from flax import
+        nnx``), in the order it imports them."""
         found: list[str] = []
         try:
             tree = ast.parse(self.setup_source)
@@ -143,7 +145,8 @@ class ExerciseNotebook:
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                modules = [node.module]
+                names = [alias.name for alias in node.names]
+                modules = [node.module, *_submodules(node.module, names)]
             else:
                 continue
             found += [
@@ -162,6 +165,28 @@ class ExerciseNotebook:
     @property
     def points(self) -> float:
         return sum(function.points for function in self.functions)
+
+
+def _submodules(package: str, names: list[str]) -> list[str]:
+    """``package.name`` for each of ``names`` that is a module of ``package`` on disk.
+
+    Read from the package's folder, not by importing it: a package (Flax) need not
+    import a submodule (``flax.nnx``) itself, and the zygote preloads only what is named.
+    """
+    try:
+        spec = importlib.util.find_spec(package.split(".")[0])
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    folders = [Path(f, *package.split(".")[1:]) for f in spec.submodule_search_locations]
+
+    def on_disk(name: str) -> bool:
+        return any(
+            (f / name / "__init__.py").is_file() or (f / f"{name}.py").is_file() for f in folders
+        )
+
+    return [f"{package}.{name}" for name in names if on_disk(name)]
 
 
 @dataclass(frozen=True)
