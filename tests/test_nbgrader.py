@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 
 from autograder.author.generate import generate_exercises
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
+from autograder.store.folder import cache_environment
 from conftest import grade_with_cli, write_variant
 
 pytestmark = pytest.mark.slow
@@ -97,7 +98,7 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], t
     for student in STUDENTS:
         target = submitted / student / notebook.id / notebook.filename
         target.parent.mkdir(parents=True, exist_ok=True)
-        if student.startswith("partial"):
+        if student in PARTIAL:
             write_variant(notebook.path, target, _partial(notebook, student))
         else:
             origin = SOLUTIONS if student == "full" else EXERCISES
@@ -120,8 +121,9 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], t
 def nbgrader(*args: str, jax_cache: Path | None = None) -> None:
     """Run nbgrader's command ``args``; its kernels share JAX's compilation cache ``jax_cache``.
 
-    The cache is JAX's documented persistent one, set by environment variables the
-    kernels inherit; it holds only what the course's own notebooks compile. The
+    The cache is JAX's documented persistent one, set as the grader sets its own, by
+    environment variables the kernels inherit; it holds only what the course's own
+    notebooks compile. The
     students of a chapter run mostly the same operations, so each kernel after the
     first reads them instead of compiling: nbgrader's autograde of the libraries
     chapter's four students took 96 s without it, 50 s with it.
@@ -130,11 +132,7 @@ def nbgrader(*args: str, jax_cache: Path | None = None) -> None:
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {**os.environ, "PATH": path}
     if jax_cache is not None:
-        env |= {
-            "JAX_COMPILATION_CACHE_DIR": str(jax_cache),
-            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
-        }
+        env |= cache_environment(str(jax_cache))
     subprocess.run([sys.executable, "-m", "nbgrader", *args], check=True, cwd=REPO_ROOT, env=env)
 
 

@@ -108,13 +108,17 @@ def keep_graders_own(folder: Path) -> str | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return f"{exc.filename or folder}: {exc.strerror}"
-    settings = cache_settings(str(folder), writable=True)
-    for name, value in settings.items():
-        os.environ[name.upper()] = str(value)  # read by JAX when a new process imports it
+    os.environ.update(cache_environment(str(folder)))
     if "jax" in sys.modules:
-        for name, value in settings.items():
+        for name, value in cache_settings(str(folder), writable=True).items():
             sys.modules["jax"].config.update(name, value)
     return None
+
+
+def cache_environment(folder: str) -> dict[str, str]:
+    """:func:`cache_settings` for reading and writing ``folder``, as the environment variables
+    JAX reads when a new process imports it (for processes started by others: kernels)."""
+    return {name.upper(): str(value) for name, value in cache_settings(folder, True).items()}
 
 
 def store_arguments(store: CompileStore | None, mounted: bool = True) -> list[str]:
