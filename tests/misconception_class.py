@@ -1,8 +1,13 @@
-"""The misconception cases of ``tests/misconceptions/`` as a class: one learner a case.
+"""The misconception cases of ``tests/misconceptions/`` as a class of learners.
 
-Each learner hands in the solution notebook of their case's chapter with the case's
-wrong function in place of the right one. ``test_misconceptions`` grades this class;
-an instructor can grade it too, to see a class's page of insight on known mistakes::
+Each learner hands in the solution notebook of one chapter with some of its functions
+replaced by cases' wrong ones, at most one case a function, and never two functions
+of which one names the other (one may call the other). So a chapter is graded about
+as many times as its function with the most cases has cases, not once a case: 187
+gradings for 475 cases. A case's mistake costing another function's points still
+shows, on every function that the learner has right.
+``test_misconceptions`` grades this class; an instructor can grade it too, to see a
+class's page of insight on known mistakes::
 
     .venv/bin/python tests/misconception_class.py /tmp/misconceptions
     .venv/bin/python -m autograder grade /tmp/misconceptions --json report.json --html class.html
@@ -11,6 +16,7 @@ an instructor can grade it too, to see a class's page of insight on known mistak
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -29,16 +35,73 @@ CASES = [
 ]
 
 
+def _named_together(notebook_id: str) -> set[frozenset[str]]:
+    """The pairs of a chapter's functions of which one names the other, in its reference
+    solution or in one of its cases: a learner never has both wrong, so that the one's
+    mistake is not read as the other's."""
+    notebook = COURSE.notebook(notebook_id)
+    sources = {f.name: [f.source] for f in notebook.functions}
+    for other, case in CASES:
+        if other.id == notebook_id:
+            sources[case["function"]].append(case["source"])
+    return {
+        frozenset((caller, called))
+        for caller in sources
+        for called in sources
+        if called != caller
+        and any(re.search(rf"\b{re.escape(called)}\b", source) for source in sources[caller])
+    }
+
+
+def _learners() -> list[str]:
+    """The learner of each case, in the order of ``CASES``: a chapter's first learner
+    with neither the case's function nor one named together with it wrong."""
+    chapters: dict[str, list[set[str]]] = {}
+    together = {notebook.id: _named_together(notebook.id) for notebook in COURSE.notebooks}
+    names = []
+    for notebook, case in CASES:
+        learners = chapters.setdefault(notebook.id, [])
+        function = case["function"]
+        rank = next(
+            (
+                rank
+                for rank, wrong in enumerate(learners)
+                if function not in wrong
+                and not any(
+                    frozenset((function, other)) in together[notebook.id] for other in wrong
+                )
+            ),
+            len(learners),
+        )
+        if rank == len(learners):
+            learners.append(set())
+        learners[rank].add(function)
+        names.append(f"{notebook.id}-{rank:02d}")
+    return names
+
+
+LEARNERS = _learners()
+
+
 def learner(index: int) -> str:
     """The learner who hands in case ``index``."""
-    return f"case{index:03d}"
+    return LEARNERS[index]
+
+
+def handed_in_with(index: int) -> list[int]:
+    """The cases that case ``index``'s learner hands in, itself included."""
+    return [i for i, name in enumerate(LEARNERS) if name == LEARNERS[index]]
 
 
 def write_class(folder: Path) -> Path:
-    """Write every case as its learner's folder under ``folder``; return ``folder``."""
-    for index, (notebook, case) in enumerate(CASES):
-        target = folder / learner(index) / notebook.filename
-        write_variant(notebook.path, target, {case["function"]: case["source"]})
+    """Write every learner's notebook, with their cases in it, under ``folder``; return it."""
+    for name in dict.fromkeys(LEARNERS):
+        cases = [CASES[i] for i, other in enumerate(LEARNERS) if other == name]
+        notebook = cases[0][0]
+        target = folder / name / notebook.filename
+        write_variant(
+            notebook.path, target, {case["function"]: case["source"] for _, case in cases}
+        )
     return folder
 
 
@@ -46,4 +109,7 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(f"usage: python {sys.argv[0]} FOLDER")
     written = write_class(Path(sys.argv[1]))
-    print(f"wrote {len(CASES)} learners, one misconception case each, to {written}")
+    print(
+        f"wrote {len(CASES)} misconception cases, handed in by {len(set(LEARNERS))} learners,"
+        f" to {written}"
+    )

@@ -1,7 +1,9 @@
 """A wrong-but-plausible submission loses exactly its function's points and is told why.
 
-Every case of ``tests/misconceptions/`` is graded as a learner of its own, all in
-one run of the real CLI (a class folder), so the cases share the grader's start-up.
+Every case of ``tests/misconceptions/`` is graded in one run of the real CLI (a class
+folder), so the cases share the grader's start-up: a learner of the class hands in a
+chapter's notebook with one case of each of some of its functions
+(``misconception_class``), and each case costs exactly its own function's points.
 The same run says whether each case's visible tests passed, which is what ``check``
 tells the learner: a case that ``check`` passes must say why in its file
 (``"visible_passes"``), its mistake showing only on inputs the visible tests do not give.
@@ -14,7 +16,7 @@ import re
 from collections import Counter
 
 import pytest
-from misconception_class import CASES, COURSE
+from misconception_class import CASES, COURSE, LEARNERS, handed_in_with
 from misconception_class import learner as _learner
 
 from autograder.load.course import REPO_ROOT
@@ -32,6 +34,9 @@ def test_every_graded_function_has_at_least_three_misconception_cases():
 def test_the_readme_gives_the_number_of_cases():
     readme = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"`tests/misconceptions/` holds {len(CASES)} wrong-but-plausible" in readme
+    learners = len(set(LEARNERS))
+    assert f"graded as a class of {learners} learners" in readme
+    assert f"so that {learners} notebooks hold the {len(CASES)} cases" in readme
 
 
 def test_every_case_names_the_section_its_message_sends_the_learner_to():
@@ -48,7 +53,9 @@ def test_a_misconception_costs_exactly_its_functions_points(graded_cases, index)
     exercises = [e for e in learner["exercises"] if e["notebook"] == notebook.filename]
     target = next(e for e in exercises if e["name"] == case["function"])
     assert target["status"] in ("failed", "error") and target["score"] == 0, target
-    assert [e["name"] for e in exercises if e is not target and e["score"] != e["max_score"]] == []
+    wrong = {CASES[other][1]["function"] for other in handed_in_with(index)}
+    right = [e for e in exercises if e["name"] not in wrong]
+    assert [e["name"] for e in right if e["score"] != e["max_score"]] == []
     messages = " ".join(test["message"] for test in target["tests"])
     assert case["teaches"] in messages
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,20 @@ def test_generated_notebooks_hide_solutions_and_hidden_tests(course):
         assert text.count("raise NotImplementedError()") >= len(notebook.functions)
 
 
-STUDENTS = ("full", "blank", "partial-a", "partial-b")
+@dataclass
+class Scores:
+    """One student's scores of one notebook: in all, and by test cell where nbgrader's."""
+
+    score: float
+    max_score: float
+    by_cell: dict[str, float]
+
+
+# No student hands in the solutions whole: every function is kept right in one of the
+# partial submissions, where nbgrader's score of its test cells is checked, and a whole
+# solutions notebook is what the graded_solutions fixture grades.
 PARTIAL = ("partial-a", "partial-b")
+STUDENTS = ("blank", *PARTIAL)
 
 
 def _partial(notebook, student: str) -> dict[str, str]:
@@ -64,9 +77,10 @@ def _partial(notebook, student: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, float]]:
-    """nbgrader autograde, where `full` handed in the solutions, `blank` the exercises,
-    and `partial-a`/`partial-b` solutions with some functions replaced by misconceptions."""
+def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
+    """nbgrader autograde, where `blank` handed in the exercises and `partial-a`/`partial-b`
+    the solutions with some functions replaced by misconceptions; the partial submissions
+    are graded by this grader too, under `<student>/grader`."""
     root = tmp_path_factory.mktemp("nbgrader-course")
     submitted = root / "submitted"
     scores = {}
@@ -75,8 +89,8 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, f
     with ThreadPoolExecutor(max_workers=2) as pool:
         for found in pool.map(lambda nb: _autograde(root / nb.id, submitted, nb), course.notebooks):
             scores.update(found)
-    # This grader's scores are compared on the partial submissions only: the full and blank
-    # students hand in the very files the graded_solutions and graded_exercises fixtures grade.
+    # This grader's scores are compared on the partial submissions only: the blank student
+    # hands in the very files the graded_exercises fixture grades.
     partial = root / "partial" / "submitted"
     for student in PARTIAL:
         shutil.copytree(submitted / student, partial / student)
@@ -84,11 +98,13 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], tuple[float, f
     for student in PARTIAL:
         for exercise in graded.student(student)["exercises"]:
             key = (exercise["notebook"].removesuffix(".ipynb"), f"{student}/grader")
-            scores[key] = scores.get(key, 0.0) + exercise["score"]
+            found = scores.setdefault(key, Scores(0.0, 0.0, {}))
+            found.score += exercise["score"]
+            found.max_score += exercise["max_score"]
     return scores
 
 
-def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], tuple[float, float]]:
+def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], Scores]:
     """nbgrader's scores of ``notebook`` for every student, in a course of its own at ``root``
     whose submissions are those in ``submitted`` (shared by all the notebooks' courses)."""
     shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
@@ -101,8 +117,7 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], t
         if student in PARTIAL:
             write_variant(notebook.path, target, _partial(notebook, student))
         else:
-            origin = SOLUTIONS if student == "full" else EXERCISES
-            shutil.copy(origin / notebook.id / notebook.filename, target)
+            shutil.copy(EXERCISES / notebook.id / notebook.filename, target)
     (root / "submitted").symlink_to(submitted)
     # Kernels on Unix sockets: over TCP, two autogrades at once can pick the same free port
     # for their kernels, and one kernel then dies ("Address already in use").
@@ -112,7 +127,11 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], t
     nbgrader("autograde", notebook.id, "--create", *kernels, *config, jax_cache=jax_cache)
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         return {
-            (notebook.id, student): (submission.score, submission.max_score)
+            (notebook.id, student): Scores(
+                submission.score,
+                submission.max_score,
+                {grade.name: grade.score for grade in submission.grades},
+            )
             for student in STUDENTS
             for submission in [gradebook.find_submission(notebook.id, student)]
         }
@@ -136,16 +155,26 @@ def nbgrader(*args: str, jax_cache: Path | None = None) -> None:
     subprocess.run([sys.executable, "-m", "nbgrader", *args], check=True, cwd=REPO_ROOT, env=env)
 
 
-def test_nbgrader_gives_the_solutions_full_marks(autograded, course):
+def test_nbgrader_gives_every_functions_solution_its_points(autograded, course):
     for notebook in course.notebooks:
-        score, max_score = autograded[(notebook.id, "full")]
-        assert score == max_score == notebook.points
+        for student in PARTIAL:
+            by_cell = autograded[(notebook.id, student)].by_cell
+            kept = [f for f in notebook.functions if f.name not in _partial(notebook, student)]
+            for function in kept:
+                for test in function.tests:
+                    assert by_cell[test.grade_id] == test.points, (notebook.id, test.grade_id)
+
+
+def test_every_function_is_kept_right_in_one_partial_submission(course):
+    for notebook in course.notebooks:
+        replaced = [set(_partial(notebook, student)) for student in PARTIAL]
+        assert set.intersection(*replaced) == set(), notebook.id
 
 
 def test_nbgrader_gives_the_untouched_exercises_zero(autograded, course):
     for notebook in course.notebooks:
-        score, max_score = autograded[(notebook.id, "blank")]
-        assert score == 0 and max_score == notebook.points
+        blank = autograded[(notebook.id, "blank")]
+        assert blank.score == 0 and blank.max_score == notebook.points
 
 
 @pytest.mark.parametrize("student", PARTIAL)
@@ -153,6 +182,8 @@ def test_nbgrader_and_this_grader_give_partial_submissions_the_same_score(
     autograded, course, student
 ):
     for notebook in course.notebooks:
-        score, max_score = autograded[(notebook.id, student)]
-        assert 0 < score < max_score, (notebook.id, score)
-        assert autograded[(notebook.id, f"{student}/grader")] == score, notebook.id
+        nbgrader_scores = autograded[(notebook.id, student)]
+        graders = autograded[(notebook.id, f"{student}/grader")]
+        assert 0 < nbgrader_scores.score < nbgrader_scores.max_score, notebook.id
+        assert nbgrader_scores.max_score == graders.max_score == notebook.points, notebook.id
+        assert graders.score == nbgrader_scores.score, notebook.id
