@@ -115,22 +115,35 @@ def _modules(folder) -> set[str]:
     return {fill_store.ENTRY.match(p.name)["module"] for p in folder.glob("*-cache")}
 
 
-def _learners(folder: Path, count: int) -> Path:
-    """``count`` learners who each hand in the untouched leaves notebook."""
+def _learners(folder: Path, count: int, chapter: str = "leaves") -> Path:
+    """``count`` learners who each hand in the untouched ``chapter`` notebook."""
     for number in range(count):
         learner = folder / f"learner{number}"
         learner.mkdir(parents=True)
-        shutil.copy(REPO_ROOT / "exercises" / "leaves" / "leaves.ipynb", learner)
+        shutil.copy(REPO_ROOT / "exercises" / chapter / f"{chapter}.ipynb", learner)
     return folder
 
 
 def test_grading_fills_the_store_once_with_jax_operations_only(tmp_path):
-    store, learners = tmp_path / "store", _learners(tmp_path / "class", WORTH_FILLING_FOR)
-    first = run_cli("grade", learners, "--compile-store", store, "--no-cache")
+    # one chapter assigned, so one chapter's reference solutions fill the store
+    store = tmp_path / "store"
+    learners = _learners(tmp_path / "class", WORTH_FILLING_FOR, "mapping")
+    first = run_cli(
+        "grade", learners, "--assignment", "mapping", "--compile-store", store, "--no-cache"
+    )
     assert "compiling the course's JAX operations once" in first.stderr
-    (filled,) = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
-    assert "jit_tanh" in _modules(filled) and not list(filled.glob(RECORD_GLOB))
-    again = run_cli("grade", "exercises/leaves", "--compile-store", store, "--no-cache")
+    filled = [p for p in store.iterdir() if p.is_dir() and p.name != "grader"]
+    assert len(filled) == 1, first.stderr
+    assert "jit_square" in _modules(filled[0]) and not list(filled[0].glob(RECORD_GLOB))
+    again = run_cli(
+        "grade",
+        "exercises/mapping",
+        "--assignment",
+        "mapping",
+        "--compile-store",
+        store,
+        "--no-cache",
+    )
     assert "compiling" not in again.stderr and "without the compile store" not in again.stderr
 
 

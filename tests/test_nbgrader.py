@@ -130,7 +130,7 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], S
             (notebook.id, student): Scores(
                 submission.score,
                 submission.max_score,
-                {grade.name: grade.score for grade in submission.grades},
+                {g.name: g.score for nb in submission.notebooks for g in nb.grades},
             )
             for student in STUDENTS
             for submission in [gradebook.find_submission(notebook.id, student)]

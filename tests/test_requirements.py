@@ -17,7 +17,8 @@ GRADING = REPO_ROOT / "requirements-grading.txt"
 FULL = REPO_ROOT / "requirements.txt"
 
 # The distribution that provides each third-party module the grader imports.
-# SQLAlchemy is not pinned: it comes with nbgrader, whose gradebook --gradebook writes.
+# SQLAlchemy is not pinned: it comes with nbgrader, whose gradebook --gradebook writes;
+# nor is traitlets, nbgrader's configuration, which `generate` hands nbgrader_config.py in.
 PROVIDED_BY = {
     "IPython": "ipython",
     "jax": "jax",
@@ -31,6 +32,7 @@ PROVIDED_BY = {
     "pyseccomp": "pyseccomp",
     "rich": "rich",
     "sqlalchemy": "nbgrader",
+    "traitlets": "nbgrader",
     "yaml": "pyyaml",
 }
 
