@@ -71,13 +71,13 @@ def once_per_run(
 # The order ./course test hands files to its workers (--no-loadscope-reorder keeps it):
 # the longest first, so that no worker is left with one at the end, and the files that
 # read the book's build or the graded misconception class last, so that they seldom
-# wait for the file that makes it. Seconds are of one serial run on 2 cores.
+# wait for the file that makes it. Seconds are each file's, in a run on 2 cores.
 FIRST = (
-    "test_misconceptions.py",  # grades the misconception class: 990 s
-    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 760 s
-    "test_book.py",  # builds the book: 160 s
-    "test_authoring.py",  # adds a chapter to a copy of the course: 190 s
-    "test_grade_cli.py",  # grades the solutions and the exercises: 230 s
+    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 800 s
+    "test_misconceptions.py",  # grades the misconception class: 660 s
+    "test_grade_cli.py",  # grades the solutions and the exercises: 330 s
+    "test_book.py",  # builds the book: 310 s
+    "test_authoring.py",  # adds a chapter to a copy of the course: 120 s
     "test_learner_tools.py",
     "test_attacks.py",
 )

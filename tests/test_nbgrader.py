@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
+from traitlets.config import Config
 
-from autograder.author.generate import generate_exercises
+from autograder.author.generate import generate_assignment, generate_exercises
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
 from autograder.store.folder import cache_environment
 from conftest import grade_with_cli, write_variant
@@ -84,6 +85,10 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
     root = tmp_path_factory.mktemp("nbgrader-course")
     submitted = root / "submitted"
     scores = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", _path_with_this_environment())
+        for notebook in course.notebooks:
+            _generate_assignment(root / notebook.id, notebook.id)
     # One nbgrader course (and gradebook) per notebook, two at a time: nbgrader grades one
     # kernel after another, and its own start-up is a few seconds per command.
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -104,13 +109,25 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
     return scores
 
 
+def _generate_assignment(root: Path, chapter: str) -> None:
+    """``nbgrader generate_assignment <chapter>`` in a course of its own at ``root``, whose
+    source is the chapter's solutions: the assignment, its cells and points go into the
+    course's gradebook."""
+    shutil.copytree(SOLUTIONS / chapter, root / "source" / chapter)
+    config = Config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.source_directory = "source"
+    config.CourseDirectory.release_directory = "release"
+    config.CourseDirectory.assignment_id = chapter
+    generate_assignment(config)
+
+
 def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], Scores]:
-    """nbgrader's scores of ``notebook`` for every student, in a course of its own at ``root``
-    whose submissions are those in ``submitted`` (shared by all the notebooks' courses)."""
-    shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
+    """nbgrader's scores of ``notebook`` for every student, in its course at ``root``
+    (:func:`_generate_assignment`) whose submissions are those in ``submitted`` (shared by
+    all the notebooks' courses)."""
     config = [f"--CourseDirectory.root={root}", "--CourseDirectory.source_directory=source",
               "--CourseDirectory.release_directory=release", "--log-level=WARN"]  # fmt: skip
-    nbgrader("generate_assignment", notebook.id, "--force", *config)
     for student in STUDENTS:
         target = submitted / student / notebook.id / notebook.filename
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -147,12 +164,16 @@ def nbgrader(*args: str, jax_cache: Path | None = None) -> None:
     first reads them instead of compiling: nbgrader's autograde of the libraries
     chapter's four students took 96 s without it, 50 s with it.
     """
-    # nbgrader runs `alembic` from PATH to create its database: use this environment's.
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    env = {**os.environ, "PATH": path}
+    env = {**os.environ, "PATH": _path_with_this_environment()}
     if jax_cache is not None:
         env |= cache_environment(str(jax_cache))
     subprocess.run([sys.executable, "-m", "nbgrader", *args], check=True, cwd=REPO_ROOT, env=env)
+
+
+def _path_with_this_environment() -> str:
+    """PATH with this environment's commands first: nbgrader runs `alembic` from PATH to
+    create its database."""
+    return f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
 def test_nbgrader_gives_every_functions_solution_its_points(autograded, course):

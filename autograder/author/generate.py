@@ -5,9 +5,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.author.seal import seal_released
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 
 def generate_exercises(release_directory: Path, chapters: Sequence[str] = ()) -> list[Path]:
@@ -31,7 +35,21 @@ def generate_exercises(release_directory: Path, chapters: Sequence[str] = ()) ->
 
 def _nbgrader_generate(chapter: str, release_directory: Path) -> None:
     """``nbgrader generate_assignment <chapter> --force --no-db``, as configured by the
-    repository's ``nbgrader_config.py``, with ``release_directory`` as the release.
+    repository's ``nbgrader_config.py``, with ``release_directory`` as the release."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT)).load_config()
+    config.CourseDirectory.root = str(REPO_ROOT)
+    config.CourseDirectory.release_directory = str(release_directory)
+    config.CourseDirectory.assignment_id = chapter
+    # what the command's --no-db flag sets
+    config.GenerateAssignment.no_database = True
+    config.SaveCells.enabled = False
+    generate_assignment(config)
+
+
+def generate_assignment(config: Config) -> None:
+    """``nbgrader generate_assignment --force`` for the course and assignment ``config`` names.
 
     nbgrader's converter runs in this process rather than as its command: the command's
     start-up took about 5 s a chapter, the conversion a tenth of a second.
@@ -39,16 +57,8 @@ def _nbgrader_generate(chapter: str, release_directory: Path) -> None:
     # imported here: nbgrader's import takes seconds, and most authoring needs none of it
     from nbgrader.converters import GenerateAssignment
     from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT)).load_config()
-    config.CourseDirectory.root = str(REPO_ROOT)
-    config.CourseDirectory.release_directory = str(release_directory)
-    config.CourseDirectory.assignment_id = chapter
     config.BaseConverter.force = True
-    # what the command's --no-db flag sets
-    config.GenerateAssignment.no_database = True
-    config.SaveCells.enabled = False
     config.Application.log_level = "WARN"
     GenerateAssignment(coursedir=CourseDirectory(config=config), config=config).start()
 
