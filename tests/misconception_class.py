@@ -3,8 +3,8 @@
 Each learner hands in the solution notebook of one chapter with some of its functions
 replaced by cases' wrong ones, at most one case a function, and never two functions
 of which one names the other (one may call the other). So a chapter is graded about
-as many times as its function with the most cases has cases, not once a case: 187
-gradings for 475 cases. A case's mistake costing another function's points still
+as many times as its function with the most cases has cases, not once a case (the
+README gives the counts). A case's mistake costing another function's points still
 shows, on every function that the learner has right.
 ``test_misconceptions`` grades this class; an instructor can grade it too, to see a
 class's page of insight on known mistakes::
@@ -56,31 +56,32 @@ def _named_together(notebook_id: str) -> set[frozenset[str]]:
 def _learners() -> list[str]:
     """The learner of each case, in the order of ``CASES``: a chapter's first learner
     with neither the case's function nor one named together with it wrong."""
-    chapters: dict[str, list[set[str]]] = {}
     together = {notebook.id: _named_together(notebook.id) for notebook in COURSE.notebooks}
+    wrong_by_chapter: dict[str, list[set[str]]] = {}
     names = []
     for notebook, case in CASES:
-        learners = chapters.setdefault(notebook.id, [])
-        function = case["function"]
+        function, wrong = case["function"], wrong_by_chapter.setdefault(notebook.id, [])
+        pairs = together[notebook.id]
         rank = next(
-            (
-                rank
-                for rank, wrong in enumerate(learners)
-                if function not in wrong
-                and not any(
-                    frozenset((function, other)) in together[notebook.id] for other in wrong
-                )
-            ),
-            len(learners),
+            (rank for rank, others in enumerate(wrong) if _fits(function, others, pairs)),
+            len(wrong),
         )
-        if rank == len(learners):
-            learners.append(set())
-        learners[rank].add(function)
+        if rank == len(wrong):
+            wrong.append(set())
+        wrong[rank].add(function)
         names.append(f"{notebook.id}-{rank:02d}")
     return names
 
 
+def _fits(function: str, others: set[str], together: set[frozenset[str]]) -> bool:
+    """Whether ``function`` may be wrong beside ``others``: neither it nor a function
+    named together with it is among them."""
+    return function not in others and all(frozenset((function, o)) not in together for o in others)
+
+
 LEARNERS = _learners()
+CLASS = {name: [i for i, other in enumerate(LEARNERS) if other == name] for name in LEARNERS}
+"""Each learner's cases, by index into ``CASES``."""
 
 
 def learner(index: int) -> str:
@@ -90,18 +91,15 @@ def learner(index: int) -> str:
 
 def handed_in_with(index: int) -> list[int]:
     """The cases that case ``index``'s learner hands in, itself included."""
-    return [i for i, name in enumerate(LEARNERS) if name == LEARNERS[index]]
+    return CLASS[LEARNERS[index]]
 
 
 def write_class(folder: Path) -> Path:
     """Write every learner's notebook, with their cases in it, under ``folder``; return it."""
-    for name in dict.fromkeys(LEARNERS):
-        cases = [CASES[i] for i, other in enumerate(LEARNERS) if other == name]
-        notebook = cases[0][0]
-        target = folder / name / notebook.filename
-        write_variant(
-            notebook.path, target, {case["function"]: case["source"] for _, case in cases}
-        )
+    for name, indices in CLASS.items():
+        notebook = CASES[indices[0]][0]
+        replaced = {CASES[i][1]["function"]: CASES[i][1]["source"] for i in indices}
+        write_variant(notebook.path, folder / name / notebook.filename, replaced)
     return folder
 
 
@@ -110,6 +108,5 @@ if __name__ == "__main__":
         sys.exit(f"usage: python {sys.argv[0]} FOLDER")
     written = write_class(Path(sys.argv[1]))
     print(
-        f"wrote {len(CASES)} misconception cases, handed in by {len(set(LEARNERS))} learners,"
-        f" to {written}"
+        f"wrote {len(CASES)} misconception cases, handed in by {len(CLASS)} learners, to {written}"
     )

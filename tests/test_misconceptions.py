@@ -16,7 +16,7 @@ import re
 from collections import Counter
 
 import pytest
-from misconception_class import CASES, COURSE, LEARNERS, handed_in_with
+from misconception_class import CASES, CLASS, COURSE, handed_in_with
 from misconception_class import learner as _learner
 
 from autograder.load.course import REPO_ROOT
@@ -34,7 +34,7 @@ def test_every_graded_function_has_at_least_three_misconception_cases():
 def test_the_readme_gives_the_number_of_cases():
     readme = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"`tests/misconceptions/` holds {len(CASES)} wrong-but-plausible" in readme
-    learners = len(set(LEARNERS))
+    learners = len(CLASS)
     assert f"graded as a class of {learners} learners" in readme
     assert f"so that {learners} notebooks hold the {len(CASES)} cases" in readme
 

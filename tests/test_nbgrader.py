@@ -114,20 +114,19 @@ def _generate_assignment(root: Path, chapter: str) -> None:
     source is the chapter's solutions: the assignment, its cells and points go into the
     course's gradebook."""
     shutil.copytree(SOLUTIONS / chapter, root / "source" / chapter)
-    config = Config()
-    config.CourseDirectory.root = str(root)
-    config.CourseDirectory.source_directory = "source"
-    config.CourseDirectory.release_directory = "release"
-    config.CourseDirectory.assignment_id = chapter
-    generate_assignment(config)
+    generate_assignment(Config(CourseDirectory={**_course(root), "assignment_id": chapter}))
+
+
+def _course(root: Path) -> dict[str, str]:
+    """nbgrader's CourseDirectory settings of the course at ``root``."""
+    return {"root": str(root), "source_directory": "source", "release_directory": "release"}
 
 
 def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], Scores]:
     """nbgrader's scores of ``notebook`` for every student, in its course at ``root``
     (:func:`_generate_assignment`) whose submissions are those in ``submitted`` (shared by
     all the notebooks' courses)."""
-    config = [f"--CourseDirectory.root={root}", "--CourseDirectory.source_directory=source",
-              "--CourseDirectory.release_directory=release", "--log-level=WARN"]  # fmt: skip
+    config = [f"--CourseDirectory.{name}={value}" for name, value in _course(root).items()]
     for student in STUDENTS:
         target = submitted / student / notebook.id / notebook.filename
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -141,7 +140,10 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], S
     # (the sockets' path is absolute: the kernel runs in the notebook's folder, nbgrader not)
     kernels = ["--KernelManager.transport=ipc", f"--KernelManager.ip={root / 'kernel'}"]
     jax_cache = submitted.parent / "jax"
-    nbgrader("autograde", notebook.id, "--create", *kernels, *config, jax_cache=jax_cache)
+    nbgrader(
+        "autograde", notebook.id, "--create", "--log-level=WARN", *kernels, *config,
+        jax_cache=jax_cache,
+    )  # fmt: skip
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         return {
             (notebook.id, student): Scores(
@@ -159,10 +161,9 @@ def nbgrader(*args: str, jax_cache: Path | None = None) -> None:
 
     The cache is JAX's documented persistent one, set as the grader sets its own, by
     environment variables the kernels inherit; it holds only what the course's own
-    notebooks compile. The
-    students of a chapter run mostly the same operations, so each kernel after the
-    first reads them instead of compiling: nbgrader's autograde of the libraries
-    chapter's four students took 96 s without it, 50 s with it.
+    notebooks compile. The students of a chapter run mostly the same operations, so each
+    kernel after the first reads them instead of compiling: nbgrader's autograde of the
+    libraries chapter, then with four students, took 96 s without it, 50 s with it.
     """
     env = {**os.environ, "PATH": _path_with_this_environment()}
     if jax_cache is not None:

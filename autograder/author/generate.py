@@ -59,7 +59,6 @@ def generate_assignment(config: Config) -> None:
     from nbgrader.coursedir import CourseDirectory
 
     config.BaseConverter.force = True
-    config.Application.log_level = "WARN"
     GenerateAssignment(coursedir=CourseDirectory(config=config), config=config).start()
 
 
