@@ -21,6 +21,7 @@ from autograder.author.collect import DEFAULT_TIMEOUT, MANIFEST, collect_class
 from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
+from autograder.author.seal import TooFewProbes
 from autograder.execute.run import (
     CALL_FACTOR,
     CALL_FLOOR_SECONDS,
@@ -606,6 +607,11 @@ def _gradescope_bundle(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    for path in update_exercises():
+    try:
+        written = update_exercises()
+    except TooFewProbes as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
+    for path in written:
         print(f"wrote {path.relative_to(REPO_ROOT)}")
     return 0

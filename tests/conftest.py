@@ -18,6 +18,7 @@ from filelock import FileLock
 
 from autograder.devices import use_cpu_devices
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
+from autograder.store.folder import cache_environment
 
 # The grader's own process gives JAX its CPU devices before its first operation; the
 # tests that grade in this process must have the same count set first.
@@ -169,11 +170,17 @@ def graded_cases(tmp_path_factory: pytest.TempPathFactory) -> Graded:
 
 
 def build_book(root: Path) -> subprocess.CompletedProcess[str]:
-    """Build the book at ``root`` with warnings as errors, as CI does."""
+    """Build the book at ``root`` with warnings as errors, as CI does.
+
+    The chapters' kernels share JAX's persistent compilation cache, under ``_build``:
+    they run many of the same small operations, and a build from an empty ``_build/``
+    took 151 s with it, 181 s without.
+    """
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     return subprocess.run(
         [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"],
         cwd=root,
+        env={**os.environ, **cache_environment(str(root / "_build" / "jax-cache"))},
         capture_output=True,
         text=True,
         timeout=1800,

@@ -1,11 +1,13 @@
 """The misconception cases of ``tests/misconceptions/`` as a class of learners.
 
-Each learner hands in the solution notebook of one chapter with some of its functions
-replaced by cases' wrong ones, at most one case a function, and never two functions
+Each learner hands in the exercise notebook of one chapter with some of its functions
+written as cases' wrong ones, at most one case a function, and never two functions
 of which one names the other (one may call the other). So a chapter is graded about
 as many times as its function with the most cases has cases, not once a case (the
-README gives the counts). A case's mistake costing another function's points still
-shows, on every function that the learner has right.
+README gives the counts). The functions a case's function, its cases or its tests name
+are handed in right, the reference solutions: a case's mistake costing one of them
+points shows there. The learner leaves the chapter's other functions as released, which
+fail at once, so the class costs little more than its cases' functions.
 ``test_misconceptions`` grades this class; an instructor can grade it too, to see a
 class's page of insight on known mistakes::
 
@@ -89,17 +91,35 @@ def learner(index: int) -> str:
     return LEARNERS[index]
 
 
-def handed_in_with(index: int) -> list[int]:
-    """The cases that case ``index``'s learner hands in, itself included."""
-    return CLASS[LEARNERS[index]]
+def _named_by(notebook_id: str, function: str) -> set[str]:
+    """The chapter's other functions that ``function``'s reference solution, its cases or
+    its test cells name: those it or its tests may call."""
+    notebook = COURSE.notebook(notebook_id)
+    graded = COURSE.function(function)
+    sources = [graded.source, *(test.source for test in graded.tests)]
+    sources += [case["source"] for other, case in CASES if case["function"] == function]
+    return {
+        f.name
+        for f in notebook.functions
+        if f.name != function
+        and any(re.search(rf"\b{re.escape(f.name)}\b", source) for source in sources)
+    }
+
+
+def kept_right(name: str) -> set[str]:
+    """The functions learner ``name`` hands in right: those its cases' functions name."""
+    notebook = CASES[CLASS[name][0]][0]
+    wrong = {CASES[i][1]["function"] for i in CLASS[name]}
+    return set().union(*(_named_by(notebook.id, f) for f in wrong)) - wrong
 
 
 def write_class(folder: Path) -> Path:
     """Write every learner's notebook, with their cases in it, under ``folder``; return it."""
     for name, indices in CLASS.items():
         notebook = CASES[indices[0]][0]
-        replaced = {CASES[i][1]["function"]: CASES[i][1]["source"] for i in indices}
-        write_variant(notebook.path, folder / name / notebook.filename, replaced)
+        written = {CASES[i][1]["function"]: CASES[i][1]["source"] for i in indices}
+        written |= {f: COURSE.function(f).source for f in kept_right(name)}
+        write_variant(notebook.released_path, folder / name / notebook.filename, written)
     return folder
 
 

@@ -2,8 +2,9 @@
 
 Every new shape a test hands a function is a new trace and compile in a fresh
 worker, and another in the grader for the expected value. Here each solution
-notebook runs in one process, as nbgrader runs it, and JAX's own monitoring
-events count the compiles each test cell causes on both sides together.
+notebook runs in one process, as nbgrader runs it (``check`` silent, as under any
+grader), and JAX's own monitoring events count the compiles each test cell causes
+on both sides together.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import collections
 import contextlib
 import io
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,11 +21,14 @@ import nbformat
 import pytest
 from jax import monitoring
 
+from autograder.devices import use_cpu_devices
 from autograder.load.course import load_course
 
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-MOST_PER_TEST_CELL = 60
-"""The most compiles one test cell may cause (the busiest, tree_unravel's, causes 55)."""
+MOST_PER_TEST_CELL = 110
+"""The most compiles one test cell may cause (the busiest, frozen_sgd_step's, causes 104: the
+first calls of Equinox's and Optax's operations on the layer shapes of three MLPs, which the
+compile store then serves to the workers)."""
 
 _counts: collections.Counter[str] = collections.Counter()
 
@@ -37,9 +40,8 @@ def _count(event: str, seconds: float, **kwargs: object) -> None:
 def compiles_per_test_cell(notebook_path: Path) -> dict[str, int]:
     """Run the notebook's cells in order; how many compiles each test cell caused.
 
-    Needs ``_count`` registered as a JAX monitoring listener, and
-    ``PYTREES_PROGRESS`` pointing away from the learner's progress file (the
-    notebooks' ``check`` calls record there).
+    Needs ``_count`` registered as a JAX monitoring listener, and ``PYTREES_GRADING``
+    set, so that the notebooks' ``check`` calls are silent as under a grader.
     """
     jax.clear_caches()
     namespace: dict[str, object] = {"__name__": "__main__"}
@@ -62,8 +64,8 @@ def compile_listener():
 
 
 @pytest.mark.parametrize("notebook", load_course().notebooks, ids=lambda notebook: notebook.id)
-def test_no_test_cell_compiles_more_than_its_budget(notebook, monkeypatch, tmp_path):
-    monkeypatch.setenv("PYTREES_PROGRESS", str(tmp_path / "progress.json"))
+def test_no_test_cell_compiles_more_than_its_budget(notebook, monkeypatch):
+    monkeypatch.setenv("PYTREES_GRADING", "1")
     counts = compiles_per_test_cell(notebook.path)
     assert counts, "the notebook's test cells did not run"
     over = {grade_id: n for grade_id, n in counts.items() if n > MOST_PER_TEST_CELL}
@@ -74,15 +76,15 @@ def test_no_test_cell_compiles_more_than_its_budget(notebook, monkeypatch, tmp_p
 
 
 if __name__ == "__main__":  # python tests/test_fast_hidden_tests.py: the counts, per notebook
-    with tempfile.TemporaryDirectory() as scratch:
-        os.environ["PYTREES_PROGRESS"] = str(Path(scratch) / "progress.json")
-        monitoring.register_event_duration_secs_listener(_count)
-        total = 0
-        for notebook in load_course().notebooks:
-            with contextlib.redirect_stdout(io.StringIO()):
-                started = time.monotonic()
-                counts = compiles_per_test_cell(notebook.path)
-                seconds = time.monotonic() - started
-            total += sum(counts.values())
-            print(f"{notebook.id:<16} {sum(counts.values()):4d} compiles {seconds:5.2f} s {counts}")
-        print(f"{'all':<16} {total:4d} compiles")
+    os.environ["PYTREES_GRADING"] = "1"
+    use_cpu_devices()
+    monitoring.register_event_duration_secs_listener(_count)
+    total = 0
+    for notebook in load_course().notebooks:
+        with contextlib.redirect_stdout(io.StringIO()):
+            started = time.monotonic()
+            counts = compiles_per_test_cell(notebook.path)
+            seconds = time.monotonic() - started
+        total += sum(counts.values())
+        print(f"{notebook.id:<16} {sum(counts.values()):4d} compiles {seconds:5.2f} s {counts}")
+    print(f"{'all':<16} {total:4d} compiles")

@@ -300,13 +300,26 @@ def test_a_mistyped_function_in_the_notebook_suggests_the_closest(
     assert out.strip() == f"There is no exercise called {typo!r}: did you mean {name}?"
 
 
-def test_check_and_hint_are_silent_while_grading(released_course, progress_env):
+@pytest.mark.parametrize(
+    "grader",
+    [{"PYTREES_GRADING": "1"}, {"NBGRADER_EXECUTION": "autograde"}],
+    ids=["this", "nbgrader"],
+)
+def test_check_and_hint_are_silent_while_grading(released_course, progress_env, grader):
     name = released_course.functions[0].name
-    env = {**progress_env, "PYTREES_GRADING": "1"}
     out = _kernel_like_run(
-        f"from autograder.learner.feedback import check, hint\ncheck({name!r})\nhint({name!r})", env
+        f"from autograder.learner.feedback import check, hint\ncheck({name!r})\nhint({name!r})",
+        {**progress_env, **grader},
     )
     assert out == ""
+    assert not Path(progress_env["PYTREES_PROGRESS"]).exists(), "a grader's run recorded progress"
+
+
+def test_check_speaks_while_nbgrader_validates(released_course, progress_env):
+    name = released_course.functions[0].name
+    env = {**progress_env, "NBGRADER_EXECUTION": "validate"}
+    out = _kernel_like_run(f"from autograder.learner.feedback import check\ncheck({name!r})", env)
+    assert name in out
 
 
 def _grade_id(cell) -> str | None:
@@ -429,7 +442,7 @@ def test_a_second_check_of_a_notebook_loads_what_the_first_compiled(tmp_path, sa
         pytest.skip("bubblewrap is not installed")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env["PYTREES_PROGRESS"] = str(tmp_path / "progress.json")
-    notebook = shutil.copy(SOLUTIONS / "capstone" / "capstone.ipynb", tmp_path / "mine.ipynb")
+    notebook = shutil.copy(SOLUTIONS / "mapping" / "mapping.ipynb", tmp_path / "mine.ipynb")
     words = ["check", notebook] + ([sandbox] if sandbox.startswith("--") else [])
     assert run_cli(*words, env=env).returncode == 0
     ((folder, first),) = _checked_entries(env).items()

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 
 import pytest
-from misconception_class import CASES, CLASS, COURSE, handed_in_with
+from misconception_class import CASES, CLASS, COURSE, kept_right
 from misconception_class import learner as _learner
 
 from autograder.load.course import REPO_ROOT
@@ -53,8 +53,7 @@ def test_a_misconception_costs_exactly_its_functions_points(graded_cases, index)
     exercises = [e for e in learner["exercises"] if e["notebook"] == notebook.filename]
     target = next(e for e in exercises if e["name"] == case["function"])
     assert target["status"] in ("failed", "error") and target["score"] == 0, target
-    wrong = {CASES[other][1]["function"] for other in handed_in_with(index)}
-    right = [e for e in exercises if e["name"] not in wrong]
+    right = [e for e in exercises if e["name"] in kept_right(_learner(index))]
     assert [e["name"] for e in right if e["score"] != e["max_score"]] == []
     messages = " ".join(test["message"] for test in target["tests"])
     assert case["teaches"] in messages

@@ -59,9 +59,15 @@ class Scores:
 
 # No student hands in the solutions whole: every function is kept right in one of the
 # partial submissions, where nbgrader's score of its test cells is checked, and a whole
-# solutions notebook is what the graded_solutions fixture grades.
+# solutions notebook is what the graded_solutions fixture grades. The untouched exercises
+# are this grader's to show at zero (test_grade_cli): under nbgrader they would only
+# show that a NotImplementedError fails a test.
 PARTIAL = ("partial-a", "partial-b")
-STUDENTS = ("blank", *PARTIAL)
+STUDENTS = PARTIAL
+ANOTHER_SEED = 20261123
+"""This grader grades the partial submissions with another seed than nbgrader's kernels
+use (the default): equal scores then also show that every function's solution earns its
+points, and every case loses them, on other hidden inputs than the default ones."""
 
 
 def _partial(notebook, student: str) -> dict[str, str]:
@@ -79,11 +85,11 @@ def _partial(notebook, student: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
-    """nbgrader autograde, where `blank` handed in the exercises and `partial-a`/`partial-b`
-    the solutions with some functions replaced by misconceptions; the partial submissions
-    are graded by this grader too, under `<student>/grader`."""
+    """nbgrader autograde, where `partial-a`/`partial-b` handed in the solutions with some
+    functions replaced by misconceptions; this grader grades them too, with
+    :data:`ANOTHER_SEED`, under `<student>/grader` (by_cell then holds each function's score)."""
     root = tmp_path_factory.mktemp("nbgrader-course")
-    submitted = root / "submitted"
+    submitted = root / "class" / "submitted"  # nbgrader's layout, as this grader reads it
     scores = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", _path_with_this_environment())
@@ -94,18 +100,15 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         for found in pool.map(lambda nb: _autograde(root / nb.id, submitted, nb), course.notebooks):
             scores.update(found)
-    # This grader's scores are compared on the partial submissions only: the blank student
-    # hands in the very files the graded_exercises fixture grades.
-    partial = root / "partial" / "submitted"
-    for student in PARTIAL:
-        shutil.copytree(submitted / student, partial / student)
-    graded = grade_with_cli(partial.parent, root / "report.json")
+    graded = grade_with_cli(submitted.parent, root / "report.json", "--seed", str(ANOTHER_SEED))
+    assert graded.report["seed"] == ANOTHER_SEED
     for student in PARTIAL:
         for exercise in graded.student(student)["exercises"]:
             key = (exercise["notebook"].removesuffix(".ipynb"), f"{student}/grader")
             found = scores.setdefault(key, Scores(0.0, 0.0, {}))
             found.score += exercise["score"]
             found.max_score += exercise["max_score"]
+            found.by_cell[exercise["name"]] = exercise["score"]
     return scores
 
 
@@ -130,16 +133,13 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], S
     for student in STUDENTS:
         target = submitted / student / notebook.id / notebook.filename
         target.parent.mkdir(parents=True, exist_ok=True)
-        if student in PARTIAL:
-            write_variant(notebook.path, target, _partial(notebook, student))
-        else:
-            shutil.copy(EXERCISES / notebook.id / notebook.filename, target)
+        write_variant(notebook.path, target, _partial(notebook, student))
     (root / "submitted").symlink_to(submitted)
     # Kernels on Unix sockets: over TCP, two autogrades at once can pick the same free port
     # for their kernels, and one kernel then dies ("Address already in use").
     # (the sockets' path is absolute: the kernel runs in the notebook's folder, nbgrader not)
     kernels = ["--KernelManager.transport=ipc", f"--KernelManager.ip={root / 'kernel'}"]
-    jax_cache = submitted.parent / "jax"
+    jax_cache = root.parent / "jax"  # beside every chapter's course: shared by all
     nbgrader(
         "autograde", notebook.id, "--create", "--log-level=WARN", *kernels, *config,
         jax_cache=jax_cache,
@@ -177,26 +177,34 @@ def _path_with_this_environment() -> str:
     return f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
+def _kept(notebook, student: str) -> list:
+    """The functions ``student``'s partial submission of ``notebook`` has right."""
+    return [f for f in notebook.functions if f.name not in _partial(notebook, student)]
+
+
 def test_nbgrader_gives_every_functions_solution_its_points(autograded, course):
     for notebook in course.notebooks:
         for student in PARTIAL:
             by_cell = autograded[(notebook.id, student)].by_cell
-            kept = [f for f in notebook.functions if f.name not in _partial(notebook, student)]
-            for function in kept:
+            for function in _kept(notebook, student):
                 for test in function.tests:
                     assert by_cell[test.grade_id] == test.points, (notebook.id, test.grade_id)
+
+
+def test_with_another_seed_this_grader_gives_every_functions_solution_its_points(
+    autograded, course
+):
+    for notebook in course.notebooks:
+        for student in PARTIAL:
+            by_function = autograded[(notebook.id, f"{student}/grader")].by_cell
+            for function in _kept(notebook, student):
+                assert by_function[function.name] == function.points, (notebook.id, function.name)
 
 
 def test_every_function_is_kept_right_in_one_partial_submission(course):
     for notebook in course.notebooks:
         replaced = [set(_partial(notebook, student)) for student in PARTIAL]
         assert set.intersection(*replaced) == set(), notebook.id
-
-
-def test_nbgrader_gives_the_untouched_exercises_zero(autograded, course):
-    for notebook in course.notebooks:
-        blank = autograded[(notebook.id, "blank")]
-        assert blank.score == 0 and blank.max_score == notebook.points
 
 
 @pytest.mark.parametrize("student", PARTIAL)

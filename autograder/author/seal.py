@@ -45,9 +45,32 @@ def reference_namespace(notebook: ExerciseNotebook) -> dict[str, Any]:
     return namespace
 
 
+FEWEST_YES_NO_PROBES = 24
+"""The probes a function answering only True or False needs, with both answers among
+them: a learner guessing answers would try 2 ** 24 functions to open its seal."""
+
+
+class TooFewProbes(ValueError):
+    """A yes-or-no function whose probes a learner could answer by guessing."""
+
+
 def sealed_solution(function: GradedFunction, namespace: dict[str, Any]) -> str:
-    """``function``'s reference solution sealed with the key its probe results make."""
-    key = sealing.fingerprint(label(function), probe_results(function, namespace))
+    """``function``'s reference solution sealed with the key its probe results make.
+
+    Raises :class:`TooFewProbes` when every result is True or False and there are fewer
+    than :data:`FEWEST_YES_NO_PROBES` of them, or only one of the two answers.
+    """
+    results = probe_results(function, namespace)
+    if all(isinstance(result, bool) for result in results) and (
+        len(results) < FEWEST_YES_NO_PROBES or len(set(results)) < 2
+    ):
+        raise TooFewProbes(
+            f"{function.name} answers its {len(results)} probes with "
+            f"{' and '.join(sorted(map(str, set(results))))} only: a yes-or-no function needs "
+            f"at least {FEWEST_YES_NO_PROBES} probes, and both answers among them, or guessing "
+            "opens its sealed solution"
+        )
+    key = sealing.fingerprint(label(function), results)
     return sealing.seal(readable_solution(function.source), key)
 
 

@@ -10,6 +10,7 @@ sandboxed worker and returns plain data, and every watcher of
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Iterator
@@ -275,8 +276,24 @@ def run_pytest(contexts: list[NotebookContext]) -> dict[tuple[str, str], Verdict
         *[str(context.exercise.path) for context in contexts],
     ]  # fmt: skip
     try:
-        pytest.main(args, plugins=[plugin])
+        with _without_pytest_environment():
+            pytest.main(args, plugins=[plugin])
     finally:
         for context in contexts:
             context.close()
     return plugin.verdicts
+
+
+# pytest reads these from the environment on every run, after the arguments above: an
+# instructor's PYTEST_ADDOPTS="-x" would stop grading at a learner's first failing test.
+PYTEST_ENVIRONMENT = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
+@contextlib.contextmanager
+def _without_pytest_environment() -> Iterator[None]:
+    """Run the block with none of :data:`PYTEST_ENVIRONMENT` set."""
+    saved = {name: os.environ.pop(name) for name in PYTEST_ENVIRONMENT if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)

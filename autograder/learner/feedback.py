@@ -10,8 +10,9 @@ notebook's saved outputs a record of how many were opened (:data:`HINT_RECORD`),
 the instructor's reports count. ``solution`` shows the reference solution, but
 only to a function that passes its visible tests, mechanism checks included, and
 gives the reference's answers on the probes, which make the seal's key (see
-:mod:`autograder.learner.sealing`). While the grader runs a notebook all three are silent,
-so they never change a grade.
+:mod:`autograder.learner.sealing`). While the grader or nbgrader's autograde runs a
+notebook all three are silent, so they never change a grade, never cost grading time
+and never record a learner's progress on the grading machine.
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ from autograder.load.names import no_such
 
 
 def _grading() -> bool:
-    return os.environ.get("PYTREES_GRADING") == "1"
+    """Whether a grader runs this kernel: this course's (``PYTREES_GRADING``) or nbgrader's
+    autograde, which documents ``NBGRADER_EXECUTION=autograde`` for the kernels it runs."""
+    return (
+        os.environ.get("PYTREES_GRADING") == "1"
+        or os.environ.get("NBGRADER_EXECUTION") == "autograde"
+    )
 
 
 _NO_SUCH_EXERCISE = "the exercises are the functions the notebook's check cells name"
