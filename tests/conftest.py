@@ -70,21 +70,23 @@ def once_per_run(
 
 
 # The order ./course test hands files to its workers (--no-loadscope-reorder keeps it):
-# the longest first, so that no worker is left with one at the end, and the files that
-# read the book's build or the graded misconception class last, so that they seldom
-# wait for the file that makes it. Seconds are each file's, in a run on 2 cores.
+# the longest first, so that no worker is left with one at the end, and the other files
+# that read the book's build or the graded misconception class last, so that they seldom
+# wait for the file that makes it. The browser walk, the longest of those, comes once
+# the files before it have kept the other worker busy about as long as the book's build
+# takes. Seconds are each file's, in a run on 2 cores.
 FIRST = (
-    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 800 s
-    "test_misconceptions.py",  # grades the misconception class: 660 s
-    "test_grade_cli.py",  # grades the solutions and the exercises: 330 s
-    "test_book.py",  # builds the book: 310 s
-    "test_authoring.py",  # adds a chapter to a copy of the course: 120 s
-    "test_learner_tools.py",
+    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 610 s
+    "test_misconceptions.py",  # grades the misconception class: 420 s
+    "test_grade_cli.py",  # grades the solutions and the exercises: 160 s
+    "test_book.py",  # builds the book: 210 s
+    "test_authoring.py",
+    "test_learner_tools.py",  # 110 s
     "test_attacks.py",
+    "test_browser.py",  # walks the built book: 160 s
 )
 LAST = (
     "test_book_links.py",
-    "test_browser.py",
     "test_course_script.py",
     "test_links.py",
     "test_progress_page.py",
