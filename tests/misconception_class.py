@@ -50,9 +50,13 @@ def _named_together(notebook_id: str) -> set[frozenset[str]]:
         frozenset((caller, called))
         for caller in sources
         for called in sources
-        if called != caller
-        and any(re.search(rf"\b{re.escape(called)}\b", source) for source in sources[caller])
+        if called != caller and _names(sources[caller], called)
     }
+
+
+def _names(sources: list[str], name: str) -> bool:
+    """Whether one of ``sources`` names ``name`` as a whole word."""
+    return any(re.search(rf"\b{re.escape(name)}\b", source) for source in sources)
 
 
 def _learners() -> list[str]:
@@ -98,12 +102,7 @@ def _named_by(notebook_id: str, function: str) -> set[str]:
     graded = COURSE.function(function)
     sources = [graded.source, *(test.source for test in graded.tests)]
     sources += [case["source"] for other, case in CASES if case["function"] == function]
-    return {
-        f.name
-        for f in notebook.functions
-        if f.name != function
-        and any(re.search(rf"\b{re.escape(f.name)}\b", source) for source in sources)
-    }
+    return {f.name for f in notebook.functions if f.name != function and _names(sources, f.name)}
 
 
 def kept_right(name: str) -> set[str]:
