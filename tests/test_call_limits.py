@@ -206,22 +206,23 @@ def test_without_a_reference_a_call_has_the_unmeasured_limit(monkeypatch):
     assert elapsed < 1.5
 
 
-def _hanging_first_function(tmp_path: Path, chapter: str) -> Path:
-    course = load_course()
-    notebook = course.notebook(chapter)
-    first = notebook.functions[0].name
+def _rewritten(tmp_path: Path, chapter: str, function: str, source: str) -> Path:
+    """The chapter's solutions with ``function``'s cell replaced by ``source``."""
+    notebook = load_course().notebook(chapter)
     nb = nbformat.read(notebook.path, as_version=4)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == first:
-            cell.source = f"def {first}(*args, **kwargs):\n    while True:\n        pass\n"
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == function:
+            cell.source = source
     target = tmp_path / notebook.filename
     nbformat.write(nb, target)
     return target
 
 
 def test_a_function_that_never_returns_costs_about_the_floor(tmp_path):
-    path = _hanging_first_function(tmp_path, "leaves")
     course = load_course()
+    first = course.notebook("leaves").functions[0].name
+    hanging = f"def {first}(*args, **kwargs):\n    while True:\n        pass\n"
+    path = _rewritten(tmp_path, "leaves", first, hanging)
     began = time.monotonic()
     result = grade_submission(Submission("hangs", {"leaves": path}), course, DERIVED)
     elapsed = time.monotonic() - began
@@ -231,6 +232,29 @@ def test_a_function_that_never_returns_costs_about_the_floor(tmp_path):
     assert all(exercise.status == "passed" for exercise in result.exercises[1:])
     # the floor, a fresh worker for the rest of the notebook, and timing the reference once
     assert elapsed < 10
+
+
+HANGS_ON_ONE_EXAMPLE = """
+def per_example_grads(params, xs, ys):
+    if len(xs) == 1:
+        while True:
+            pass
+    grad = jax.grad(lambda p, x, y: (x @ p["w"] + p["b"] - y) ** 2)
+    return jax.vmap(grad, in_axes=(None, 0, 0))(params, xs, ys)
+"""
+
+
+def test_a_timeout_inside_a_hidden_test_that_catches_exceptions_is_reported_as_a_timeout(
+    tmp_path,
+):
+    # per_example_grads' hidden test wraps each call in a try that catches any Exception,
+    # and its first hidden input is a batch of one example
+    path = _rewritten(tmp_path, "transformations", "per_example_grads", HANGS_ON_ONE_EXAMPLE)
+    course = load_course()
+    result = grade_submission(Submission("hangs", {"transformations": path}), course, DERIVED)
+    graded = next(e for e in result.exercises if e.name == "per_example_grads")
+    assert graded.status == "timeout" and graded.score == 0, graded.tests[0].message
+    assert "did not return within its time limit" in graded.tests[0].message
 
 
 SLOWED = """

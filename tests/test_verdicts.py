@@ -240,6 +240,44 @@ def test_worker_troubles_have_their_own_outcomes(exception, outcome):
     assert verdict(trouble).outcome == outcome
 
 
+CATCHING = """\
+def attempt(call):
+    try:
+        return True, call()
+    except Exception:
+        return False, None
+
+
+ok, out = attempt(lambda: f(1))
+assert ok and out == 2, "f(1) should be 2: reread Section X."
+"""
+
+
+@pytest.mark.parametrize(
+    ("exception", "outcome"),
+    [
+        (CallTimeout(), "timeout"),
+        (FunctionMissing("f", ["g"]), "missing"),
+        (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
+    ],
+)
+def test_worker_troubles_keep_their_outcomes_in_a_test_that_catches_exceptions(exception, outcome):
+    def trouble(x):
+        raise exception
+
+    catching = TestCell("test_f", "f", 1.0, CATCHING, frozenset())
+    assert verdict(trouble, catching).outcome == outcome
+
+
+def test_a_test_that_catches_exceptions_still_catches_what_the_function_raised():
+    def raising(x):
+        raise LearnerError("f", {"type": "ValueError", "message": "no"})
+
+    catching = TestCell("test_f", "f", 1.0, CATCHING, frozenset())
+    result = verdict(raising, catching)
+    assert result.outcome == "failed" and result.message == "f(1) should be 2: reread Section X."
+
+
 def test_hidden_lines_cover_the_region_and_its_markers():
     assert hidden_lines(cell().source) == frozenset({2, 3, 4, 5})
 

@@ -59,7 +59,17 @@ class LearnerError(Exception):
         self.traceback = str(info.get("traceback", ""))
 
 
-class CallTimeout(Exception):
+class WorkerTrouble(BaseException):
+    """What the worker, not the learner's function, made of a call: it stopped the test.
+
+    Not an :class:`Exception`: a hidden test may catch what the learner's function raises
+    (``except Exception``, to name the idea in its own assertion), and a timeout, a
+    crash or a missing function caught there would be reported as a wrong answer, with
+    the test going on to call a worker that had to be started again.
+    """
+
+
+class CallTimeout(WorkerTrouble):
     """A call did not return within ``seconds``; ``why`` says how that limit was set."""
 
     def __init__(self, seconds: float = 0.0, why: str = "") -> None:
@@ -68,11 +78,11 @@ class CallTimeout(Exception):
         self.why = why
 
 
-class WorkerCrashed(Exception):
+class WorkerCrashed(WorkerTrouble):
     """The worker process ended while it had work to do."""
 
 
-class FunctionMissing(Exception):
+class FunctionMissing(WorkerTrouble):
     """The notebook does not define the function; ``names`` lists what it does define."""
 
     def __init__(self, function: str, names: list[str]) -> None:
