@@ -90,17 +90,18 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
     :data:`ANOTHER_SEED`, under `<student>/grader` (by_cell then holds each function's score)."""
     root = tmp_path_factory.mktemp("nbgrader-course")
     submitted = root / "class" / "submitted"  # nbgrader's layout, as this grader reads it
-    scores = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PATH", _path_with_this_environment())
-        for notebook in course.notebooks:
-            _generate_assignment(root / notebook.id, notebook.id)
-    # One nbgrader course (and gradebook) per notebook, two at a time: nbgrader grades one
-    # kernel after another, and its own start-up is a few seconds per command.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for found in pool.map(lambda nb: _autograde(root / nb.id, submitted, nb), course.notebooks):
-            scores.update(found)
-    graded = grade_with_cli(submitted.parent, root / "report.json", "--seed", str(ANOTHER_SEED))
+    for notebook in course.notebooks:
+        for student in STUDENTS:
+            target = submitted / student / notebook.id / notebook.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_variant(notebook.path, target, _partial(notebook, student))
+    # nbgrader grades one kernel after another, on one core: this grader meanwhile
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ours = pool.submit(
+            grade_with_cli, submitted.parent, root / "report.json", "--seed", str(ANOTHER_SEED)
+        )
+        scores = _autograde(root / "course", submitted, course)
+        graded = ours.result()
     assert graded.report["seed"] == ANOTHER_SEED
     for student in PARTIAL:
         for exercise in graded.student(student)["exercises"]:
@@ -112,37 +113,37 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
     return scores
 
 
-def _generate_assignment(root: Path, chapter: str) -> None:
-    """``nbgrader generate_assignment <chapter>`` in a course of its own at ``root``, whose
-    source is the chapter's solutions: the assignment, its cells and points go into the
-    course's gradebook."""
-    shutil.copytree(SOLUTIONS / chapter, root / "source" / chapter)
-    generate_assignment(Config(CourseDirectory={**_course(root), "assignment_id": chapter}))
-
-
 def _course(root: Path) -> dict[str, str]:
     """nbgrader's CourseDirectory settings of the course at ``root``."""
     return {"root": str(root), "source_directory": "source", "release_directory": "release"}
 
 
-def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], Scores]:
-    """nbgrader's scores of ``notebook`` for every student, in its course at ``root``
-    (:func:`_generate_assignment`) whose submissions are those in ``submitted`` (shared by
-    all the notebooks' courses)."""
+def _autograde(root: Path, submitted: Path, course) -> dict[tuple[str, str], Scores]:
+    """nbgrader's scores of every chapter for every student, in one nbgrader course at
+    ``root`` whose source is the solutions and whose submissions are those in ``submitted``.
+
+    ``nbgrader generate_assignment`` puts each chapter, its cells and points into the
+    course's gradebook; one ``nbgrader autograde "*"`` then grades every chapter (each
+    command's start-up is seconds).
+    """
     config = [f"--CourseDirectory.{name}={value}" for name, value in _course(root).items()]
-    for student in STUDENTS:
-        target = submitted / student / notebook.id / notebook.filename
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_variant(notebook.path, target, _partial(notebook, student))
+    with pytest.MonkeyPatch.context() as patch:
+        # nbgrader runs `alembic` from PATH to create its gradebook
+        patch.setenv("PATH", _path_with_this_environment())
+        for notebook in course.notebooks:
+            shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
+            generate_assignment(
+                Config(CourseDirectory={**_course(root), "assignment_id": notebook.id})
+            )
     (root / "submitted").symlink_to(submitted)
-    # Kernels on Unix sockets: over TCP, two autogrades at once can pick the same free port
-    # for their kernels, and one kernel then dies ("Address already in use").
-    # (the sockets' path is absolute: the kernel runs in the notebook's folder, nbgrader not)
+    # Kernels on Unix sockets: over TCP, a kernel can pick a port that another process of
+    # the test run (a kernel of the book's build) takes first, and then dies ("Address
+    # already in use"). (the sockets' path is absolute: the kernel runs in the notebook's
+    # folder, nbgrader not)
     kernels = ["--KernelManager.transport=ipc", f"--KernelManager.ip={root / 'kernel'}"]
-    jax_cache = root.parent / "jax"  # beside every chapter's course: shared by all
     nbgrader(
-        "autograde", notebook.id, "--create", "--log-level=WARN", *kernels, *config,
-        jax_cache=jax_cache,
+        "autograde", "*", "--create", "--log-level=WARN", *kernels, *config,
+        jax_cache=root / "jax",
     )  # fmt: skip
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         return {
@@ -151,6 +152,7 @@ def _autograde(root: Path, submitted: Path, notebook) -> dict[tuple[str, str], S
                 submission.max_score,
                 {g.name: g.score for nb in submission.notebooks for g in nb.grades},
             )
+            for notebook in course.notebooks
             for student in STUDENTS
             for submission in [gradebook.find_submission(notebook.id, student)]
         }
