@@ -257,7 +257,6 @@ assert ok and out == 2, "f(1) should be 2: reread Section X."
     ("exception", "outcome"),
     [
         (CallTimeout(), "timeout"),
-        (FunctionMissing("f", ["g"]), "missing"),
         (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
     ],
 )

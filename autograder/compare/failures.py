@@ -60,12 +60,14 @@ class LearnerError(Exception):
 
 
 class WorkerTrouble(BaseException):
-    """What the worker, not the learner's function, made of a call: it stopped the test.
+    """The worker stopped a call (a timeout) or ended (a crash): the test ends with it.
 
     Not an :class:`Exception`: a hidden test may catch what the learner's function raises
-    (``except Exception``, to name the idea in its own assertion), and a timeout, a
-    crash or a missing function caught there would be reported as a wrong answer, with
-    the test going on to call a worker that had to be started again.
+    (``except Exception``, to name the idea in its own assertion), and a timeout or a
+    crash caught there would be reported as a wrong answer, with the test going on to
+    call a worker that had to be started again. (A missing function stays an
+    ``Exception``: a test that catches it words the failure itself, and an untouched
+    exercise whose cell stops before it defines the function is ``failed``.)
     """
 
 
@@ -82,7 +84,7 @@ class WorkerCrashed(WorkerTrouble):
     """The worker process ended while it had work to do."""
 
 
-class FunctionMissing(WorkerTrouble):
+class FunctionMissing(Exception):
     """The notebook does not define the function; ``names`` lists what it does define."""
 
     def __init__(self, function: str, names: list[str]) -> None:
