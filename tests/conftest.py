@@ -76,14 +76,14 @@ def once_per_run(
 # the files before it have kept the other worker busy about as long as the book's build
 # takes. Seconds are each file's, in a run on 2 cores.
 FIRST = (
-    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 610 s
-    "test_misconceptions.py",  # grades the misconception class: 420 s
-    "test_grade_cli.py",  # grades the solutions and the exercises: 160 s
-    "test_book.py",  # builds the book: 210 s
+    "test_nbgrader.py",  # nbgrader generates and grades every chapter: 213 s
+    "test_misconceptions.py",  # grades the misconception class: 254 s
+    "test_grade_cli.py",  # grades the solutions and the exercises: 64 s
+    "test_book.py",  # builds the book: 103 s
     "test_authoring.py",
-    "test_learner_tools.py",  # 110 s
+    "test_learner_tools.py",  # 50 s
     "test_attacks.py",
-    "test_browser.py",  # walks the built book: 160 s
+    "test_browser.py",  # walks the built book: 103 s
 )
 LAST = (
     "test_book_links.py",
