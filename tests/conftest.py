@@ -70,7 +70,7 @@ def once_per_run(
 
 
 # The order ./course test hands files to its workers (--no-loadscope-reorder keeps it):
-# the longest first, so that no worker is left with one at the end, and the other files
+# the long ones first, so that no worker is left with one at the end, and the other files
 # that read the book's build or the graded misconception class last, so that they seldom
 # wait for the file that makes it. The browser walk, the longest of those, comes once
 # the files before it have kept the other worker busy about as long as the book's build

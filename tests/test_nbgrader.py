@@ -96,7 +96,9 @@ def autograded(tmp_path_factory, course) -> dict[tuple[str, str], Scores]:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_variant(notebook.path, target, _partial(notebook, student))
     # nbgrader grades one kernel after another, on one core: this grader meanwhile
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=1) as pool:
+        # nbgrader runs `alembic` from PATH to create its gradebook
+        patch.setenv("PATH", _path_with_this_environment())
         ours = pool.submit(
             grade_with_cli, submitted.parent, root / "report.json", "--seed", str(ANOTHER_SEED)
         )
@@ -124,17 +126,12 @@ def _autograde(root: Path, submitted: Path, course) -> dict[tuple[str, str], Sco
 
     ``nbgrader generate_assignment`` puts each chapter, its cells and points into the
     course's gradebook; one ``nbgrader autograde "*"`` then grades every chapter (each
-    command's start-up is seconds).
+    command's start-up is seconds). Needs this environment's commands first on PATH.
     """
     config = [f"--CourseDirectory.{name}={value}" for name, value in _course(root).items()]
-    with pytest.MonkeyPatch.context() as patch:
-        # nbgrader runs `alembic` from PATH to create its gradebook
-        patch.setenv("PATH", _path_with_this_environment())
-        for notebook in course.notebooks:
-            shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
-            generate_assignment(
-                Config(CourseDirectory={**_course(root), "assignment_id": notebook.id})
-            )
+    for notebook in course.notebooks:
+        shutil.copytree(SOLUTIONS / notebook.id, root / "source" / notebook.id)
+        generate_assignment(Config(CourseDirectory={**_course(root), "assignment_id": notebook.id}))
     (root / "submitted").symlink_to(submitted)
     # Kernels on Unix sockets: over TCP, a kernel can pick a port that another process of
     # the test run (a kernel of the book's build) takes first, and then dies ("Address

@@ -268,6 +268,39 @@ def test_worker_troubles_keep_their_outcomes_in_a_test_that_catches_exceptions(e
     assert verdict(trouble, catching).outcome == outcome
 
 
+HELPER_AMONG_THE_VISIBLE_TESTS = """\
+def attempt(x):
+    try:
+        return True, f(x)
+    except Exception:
+        return False, None
+
+
+assert attempt(1) == (True, 2), "f(1) should be 2"
+### BEGIN HIDDEN TESTS
+assert attempt(12345) == (True, 24690), "Reread Section X."
+### END HIDDEN TESTS
+"""
+
+
+@pytest.mark.parametrize(
+    ("exception", "outcome"),
+    [(CallTimeout(), "timeout"), (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed")],
+)
+def test_trouble_on_a_hidden_input_is_hidden_when_a_visible_helper_made_the_call(
+    exception, outcome
+):
+    def trouble_on_hidden_inputs(x):
+        if x != 1:
+            raise exception
+        return 2
+
+    source = HELPER_AMONG_THE_VISIBLE_TESTS
+    cell = TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+    result = verdict(trouble_on_hidden_inputs, cell)
+    assert (result.outcome, result.hidden, result.visible_passed) == (outcome, True, True)
+
+
 def test_a_test_that_catches_exceptions_still_catches_what_the_function_raised():
     def raising(x):
         raise LearnerError("f", {"type": "ValueError", "message": "no"})

@@ -268,7 +268,11 @@ def _failing_line(exc: BaseException, test: TestCell) -> int | None:
 
 
 def _in_hidden(exc: BaseException, test: TestCell) -> bool:
-    return _failing_line(exc, test) in test.hidden_lines
+    """Whether the cell's hidden tests were running: the statement of the cell itself
+    (the outermost frame of the cell) that raised is hidden, whatever helper it called,
+    as one defined among the visible tests."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+    return bool(frames) and frames[0].lineno in test.hidden_lines
 
 
 def _called_in(exc: BaseException, test: TestCell) -> str:
