@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import re
 import shutil
 from pathlib import Path
@@ -85,6 +86,18 @@ def test_every_chapter_asks_at_least_three_questions_that_answer_in_the_page(bui
         html = _page(built, notebook.id)
         assert html.count('class="pt-quiz"') >= 3, notebook.id
         assert "quiz.js" in html and "quiz.css" in html
+
+
+def test_no_letter_is_the_right_answer_of_more_than_a_third_of_the_questions(built, course):
+    # a learner who always picks one letter should not do well without reading the code
+    answers = collections.Counter(
+        "ABCD"[int(index)]
+        for notebook in course.notebooks
+        for index in re.findall(
+            r'class="pt-quiz"[^>]*data-answer="(\d)"', _page(built, notebook.id)
+        )
+    )
+    assert max(answers.values()) <= sum(answers.values()) / 3, dict(sorted(answers.items()))
 
 
 DIAGRAM_CHAPTERS = ("leaves", "structure", "custom_nodes", "aux_data")
