@@ -253,13 +253,14 @@ assert ok and out == 2, "f(1) should be 2: reread Section X."
 """
 
 
-@pytest.mark.parametrize(
-    ("exception", "outcome"),
-    [
-        (CallTimeout(), "timeout"),
-        (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
-    ],
-)
+WORKER_TROUBLES = [
+    (CallTimeout(), "timeout"),
+    (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed"),
+]
+"""What the worker makes of a call that a test's own ``except Exception`` must not catch."""
+
+
+@pytest.mark.parametrize(("exception", "outcome"), WORKER_TROUBLES)
 def test_worker_troubles_keep_their_outcomes_in_a_test_that_catches_exceptions(exception, outcome):
     def trouble(x):
         raise exception
@@ -283,10 +284,7 @@ assert attempt(12345) == (True, 24690), "Reread Section X."
 """
 
 
-@pytest.mark.parametrize(
-    ("exception", "outcome"),
-    [(CallTimeout(), "timeout"), (WorkerCrashed("the worker was killed by SIGSEGV"), "crashed")],
-)
+@pytest.mark.parametrize(("exception", "outcome"), WORKER_TROUBLES)
 def test_trouble_on_a_hidden_input_is_hidden_when_a_visible_helper_made_the_call(
     exception, outcome
 ):

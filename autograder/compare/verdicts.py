@@ -262,8 +262,13 @@ def _literals(node: ast.AST) -> list[str]:
     return found
 
 
+def _cell_frames(exc: BaseException, test: TestCell) -> list[traceback.FrameSummary]:
+    """The frames of ``exc``'s traceback in the test cell's code, outermost first."""
+    return [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+
+
 def _failing_line(exc: BaseException, test: TestCell) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+    frames = _cell_frames(exc, test)
     return frames[-1].lineno if frames else None
 
 
@@ -271,7 +276,7 @@ def _in_hidden(exc: BaseException, test: TestCell) -> bool:
     """Whether the cell's hidden tests were running: the statement of the cell itself
     (the outermost frame of the cell) that raised is hidden, whatever helper it called,
     as one defined among the visible tests."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == test.filename]
+    frames = _cell_frames(exc, test)
     return bool(frames) and frames[0].lineno in test.hidden_lines
 
 
