@@ -109,12 +109,14 @@ class Group:
         # under the same (reused) pid.
         name = f"{GROUP_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}"
         self.folders: dict[str, Path] = {}
+        self._made: set[Path] = set()
         for controller, parent in parents.items():
             folder = parent / name
             _sweep_once(parent)
             with contextlib.suppress(OSError):
-                if not folder.is_dir():
+                if folder not in self._made:
                     folder.mkdir()
+                    self._made.add(folder)
                 self.folders[controller] = folder
 
     def write(self, controller: str, settings: dict[str, object]) -> bool:
@@ -169,11 +171,18 @@ class Group:
 
     def close(self) -> None:
         """Kill every task left in the group and remove it."""
-        self.kill_except(frozenset(), wait=5.0)
-        for folder in set(self.folders.values()):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        self.folders = {}
+        deadline = time.monotonic() + 5
+        for folder in self._made:
+            while True:  # a killed task may hold its group a moment after it has left the list
+                self.kill_except(frozenset())
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.02)
+        self.folders, self._made = {}, set()
 
 
 def usage_seconds(folder: Path) -> float | None:
