@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_call_limits import SLOW_DOWNS, SLOWED
 
 from autograder.isolate import processes
-from conftest import VICTIM, run_cli, write_class
+from autograder.load.course import SOLUTIONS
+from conftest import VICTIM, run_cli, write_class, write_variant
 
 pytestmark = [
     pytest.mark.slow,
@@ -90,6 +92,7 @@ if os.fork() == 0:
             break
     os._exit(0)
 """
+WAIT_WHILE_THEY_RUN = "import time\n\ntime.sleep(20)"
 KEEP_THE_WORKER_ALIVE = """
 import functools
 import time
@@ -123,7 +126,13 @@ def one_core() -> Iterator[None]:
 
 def test_a_hundred_busy_sessions_beside_a_learner_do_not_cost_them_points(tmp_path, one_core):
     folder = tmp_path / "class"
-    attacker = {"leaves": ({}, (SPAWN_BUSY_SESSIONS, KEEP_THE_WORKER_ALIVE))}
-    write_class(folder, attacker, ("leaves", "libraries"))
+    attacker = {"leaves": ({}, (SPAWN_BUSY_SESSIONS, WAIT_WHILE_THEY_RUN, KEEP_THE_WORKER_ALIVE))}
+    write_class(folder, attacker, ("leaves",))
+    # a correct victim whose replace_weight is 20 times slower than the reference, as the
+    # grader promises to accept
+    clock, slow_down = SLOW_DOWNS["works"]
+    slowed = SLOWED.format(name="replace_weight", clock=clock, slow_down=slow_down)
+    libraries = SOLUTIONS / "libraries" / "libraries.ipynb"
+    write_variant(libraries, folder / VICTIM / libraries.name, {}, (slowed,))
     graded = _graded(folder, "--assignment", "leaves", "libraries", "--jobs", "2")
     assert graded[VICTIM]["score"] == graded[VICTIM]["max_score"], _statuses(graded[VICTIM])
