@@ -39,8 +39,8 @@ TASKS = 32 + 8 * (os.cpu_count() or 1)
 """The default cap on a worker's tasks (processes and threads). Measured with ``pids.peak`` of
 each zygote's group, grading each chapter's solutions: a worker ran at most 29 tasks besides
 its zygote's own on one core (capstone, libraries, sharding; 27 or 28 for the others), and
-33 on two, as JAX starts 4 more threads for each core. The cap leaves twice that per core
-and a few more tasks besides."""
+32 on two, as JAX starts 3 more threads for each core. The cap leaves more than twice that
+per core, and a few tasks more besides."""
 
 
 def _user_tasks() -> int:
