@@ -17,6 +17,7 @@ import pytest
 
 from autograder.author.collect import (
     MANIFEST,
+    Caps,
     Learner,
     RosterError,
     collect_class,
@@ -71,7 +72,9 @@ def _roster(path: Path, rows: list[tuple[str, str | Path]]) -> Path:
 
 
 def _collect(roster: Path, into: Path, **options) -> tuple[int, list[str]]:
+    """Collect as the instructor's ``--allow-local`` does: these repositories are local."""
     said: list[str] = []
+    options = {"allow_local": True, "caps": Caps(notebooks=64), **options}
     code = collect_class(roster, into, say=said.append, **options)
     return code, said
 
@@ -211,7 +214,7 @@ def test_a_hostile_learner_name_cannot_write_outside_into(tmp_path, name):
     roster.write_text(f'learner,repository\n"{name}",{tmp_path / "repo"}\n', encoding="utf-8")
     into = tmp_path / "deep" / "s"
     with pytest.raises(RosterError, match="cannot be a folder name"):
-        collect_class(roster, into, say=lambda line: None)
+        collect_class(roster, into, caps=Caps(notebooks=64), say=lambda line: None)
     assert not (tmp_path / "deep").exists()
     assert not (tmp_path / "outside").exists()
 
@@ -258,11 +261,11 @@ def test_a_deadline_takes_the_last_commit_before_it(tmp_path):
     roster = _roster(tmp_path / "roster.csv", [("alice", repo)])
     deadline = datetime(2026, 12, 1, 17, tzinfo=UTC)
     code, said = _collect(roster, tmp_path / "s", deadline=deadline)
-    assert said[0] == f"alice: collected 1 notebook at commit {on_time[:12]}"
+    assert said[1] == f"alice: collected 1 notebook at commit {on_time[:12]}"
     assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
     code, said = _collect(roster, tmp_path / "t", deadline=datetime(2026, 1, 1, tzinfo=UTC))
     assert code == 1
-    assert said[0] == "alice: the repository has no commit before 2026-01-01T00:00:00+00:00"
+    assert said[1] == "alice: the repository has no commit before 2026-01-01T00:00:00+00:00"
 
 
 def test_a_clone_that_hangs_is_stopped_after_the_timeout(tmp_path, monkeypatch):
