@@ -29,7 +29,8 @@ from autograder.author.collect import (
     write_blob,
 )
 from autograder.cli import main
-from autograder.load.course import SOLUTIONS
+from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from conftest import VICTIM, run_cli, write_variant
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
 _GIT_ENV = {
@@ -66,8 +67,9 @@ def _repository(folder: Path, files: dict[str, bytes], date: str | None = None) 
 
 def _crafted(folder: Path, entries: dict[bytes, bytes]) -> Path:
     """A repository at ``folder`` whose one commit's tree holds ``entries`` (name: content)
-    as they are: ``git hash-object --literally`` writes a tree ``git mktree`` refuses."""
-    folder.mkdir(parents=True)
+    as they are: ``git hash-object --literally`` writes a tree ``git mktree`` refuses.
+    In a repository already at ``folder``, that commit becomes its last."""
+    folder.mkdir(parents=True, exist_ok=True)
     _git(folder, "init", "--quiet")
 
     def stored(kind: str, content: bytes, *literally: str) -> bytes:
@@ -504,3 +506,49 @@ def test_a_notebook_is_never_written_over_a_file_already_there(tmp_path):
     with pytest.raises(FileExistsError):
         write_blob(clone, blob, folder, PurePosixPath("mine.ipynb"), 10)
     assert (folder / "mine.ipynb").read_bytes() == b"written first"
+
+
+@pytest.mark.slow
+def test_a_repository_aiming_at_the_courses_solutions_changes_nothing_and_earns_nothing(
+    tmp_path, grade
+):
+    course_notebook = SOLUTIONS / "leaves" / "leaves.ipynb"
+    original = course_notebook.read_bytes()
+    proof = tmp_path / "setup-ran-in-the-grader"
+    leaves = load_course(SOLUTIONS).notebook("leaves")
+    planted = {test.grade_id: "pass" for function in leaves.functions for test in function.tests}
+    planted["setup"] = f"open({str(proof)!r}, 'w').close()\n{leaves.setup_source}"
+    planted_notebook = write_variant(course_notebook, tmp_path / "planted.ipynb", planted)
+    untouched = (EXERCISES / "leaves" / "leaves.ipynb").read_bytes()
+    attacker = tmp_path / "a_attacker"
+    _repository(attacker, {"leaves.ipynb": untouched})
+    _repository(tmp_path / VICTIM, {"leaves.ipynb": original})
+    roster = _roster(
+        tmp_path / "roster.csv", [("a_attacker", attacker), (VICTIM, tmp_path / VICTIM)]
+    )
+    submissions = tmp_path / "submissions"
+    try:
+        first = run_cli("collect", roster, "--into", submissions, "--allow-local")
+        assert first.returncode == 0, first.stderr
+        # then the attacker's next commit: the untouched exercise, and the planted solutions
+        # named by the course notebook's absolute path
+        _crafted(
+            attacker,
+            {
+                b"leaves.ipynb": untouched,
+                str(course_notebook).encode(): planted_notebook.read_bytes(),
+            },
+        )
+        again = run_cli("collect", roster, "--into", submissions, "--allow-local")
+        assert course_notebook.read_bytes() == original
+        graded = grade(submissions, "--assignment", "leaves", "--no-cache")
+    finally:
+        if course_notebook.read_bytes() != original:
+            course_notebook.write_bytes(original)
+    assert "a_attacker: cannot clone" in again.stdout
+    assert "(kept what was collected before" in again.stdout
+    assert graded.returncode == 0, graded.stderr
+    assert not proof.exists()
+    assert graded.student("a_attacker")["score"] == 0
+    victim = graded.student(VICTIM)
+    assert victim["score"] == victim["max_score"] > 0
