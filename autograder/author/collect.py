@@ -265,13 +265,13 @@ def collect_learner(
                 try:
                     write_blob(clone, blob, staging, path, timeout)
                 except (UnsafePath, OSError) as exc:
-                    reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+                    reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
                     say(f"{learner.name}: skipped {clean(str(path))}: {reason}")
                     continue
                 written.append(str(path))
             if not written:
                 raise CollectFailed(
-                    f"the repository holds no notebook (.ipynb) outside "
+                    "the repository holds no notebook (.ipynb) outside "
                     f"{_COURSE_COPY_PATH}/ at commit {commit[:12]}"
                 )
         except CollectFailed:
