@@ -51,3 +51,13 @@ def test_grading_processes_check_the_course_against_the_snapshot_of_the_run(tmp_
     learners = [Submission(name, {"leaves": folder / NOTEBOOK}) for name in ("a", "b")]
     with pytest.raises(CourseChanged, match="leaves.ipynb changed after grading started"):
         grade_many(learners, course, Limits(), DEFAULT_SEED, jobs=2)
+
+
+def test_a_learners_own_notebook_saved_during_a_check_is_no_course_change(tmp_path, monkeypatch):
+    """In a clone, ``check`` reads the course from ``exercises/``: the learner's own notebooks,
+    which JupyterLab saves while a check runs."""
+    folder = _course(tmp_path)
+    monkeypatch.setattr("autograder.load.course.learner_course_folder", lambda: folder)
+    exercise = load_course(folder).notebook("leaves")
+    _change(folder / NOTEBOOK)
+    NotebookContext(exercise, folder / NOTEBOOK, Limits())  # raises no CourseChanged

@@ -49,7 +49,7 @@ def reference_notebooks(
     """The learner's version of the notebook and the course's source, for tamper checks,
     from their bytes as the course was loaded (raises CourseChanged otherwise)."""
     released, source = exercise.released_bytes(), exercise.source_bytes()
-    if released is None or source is None:
+    if released is None:
         raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
     return nbformat.reads(released.decode(), as_version=4), nbformat.reads(
         source.decode(), as_version=4

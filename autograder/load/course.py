@@ -17,7 +17,7 @@ import importlib.util
 import json
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -67,11 +67,11 @@ class CourseChanged(CourseError):
 
     The grader runs the course's setup and test cells in its own process, so what it
     runs must be the course's own. It runs them from what :func:`load_course` read,
-    once, and records each notebook's SHA-256 (and its released version's) then.
-    Every later read of a course file (the tamper checks, the reference's timing) is
-    of bytes checked against those digests, and each notebook graded first checks
-    both files (:meth:`ExerciseNotebook.check_unchanged`). The grading processes of
-    ``--jobs N`` are handed the loaded :class:`Course` itself, digests included, so
+    once, and keeps each notebook's bytes (and its released version's) from then on.
+    Every later use of a course file (the tamper checks, the reference's timing) reads
+    those bytes, and each notebook graded first checks that the source's file still
+    holds them (:meth:`ExerciseNotebook.check_unchanged`). The grading processes of
+    ``--jobs N`` are handed the loaded :class:`Course` itself, bytes included, so
     they check against the parent's snapshot, not one of their own. Checking, rather
     than only keeping the bytes in memory, makes a course changed during a run (a
     ``collect`` writing into it, a worker run without bubblewrap) stop the run with a
@@ -143,23 +143,33 @@ class ExerciseNotebook:
     setup_source: str
     functions: tuple[GradedFunction, ...]
     test_grade_ids: frozenset[str]
-    digest: str = ""
-    """SHA-256 of the notebook's bytes as loaded."""
-    released_digest: str = ""
-    """SHA-256 of :attr:`released_path`'s bytes when the notebook was loaded ("" if absent)."""
+    source: bytes = field(default=b"", repr=False, compare=False)
+    """The notebook's bytes as loaded: every later use of the notebook reads these."""
+    released: bytes | None = field(default=None, repr=False, compare=False)
+    """:attr:`released_path`'s bytes when the notebook was loaded (None if absent)."""
 
-    def source_bytes(self) -> bytes | None:
-        """The notebook's bytes, when they are those loaded; else CourseChanged."""
-        return unchanged_bytes(self.path, self.digest)
+    def source_bytes(self) -> bytes:
+        """The notebook's bytes as loaded; CourseChanged when its file no longer holds them."""
+        self.check_unchanged()
+        return self.source
 
     def released_bytes(self) -> bytes | None:
-        """The released notebook's bytes (None: it had none), as at load; else CourseChanged."""
-        return unchanged_bytes(self.released_path, self.released_digest)
+        """The released notebook's bytes as loaded (None: there was none)."""
+        return self.released
 
     def check_unchanged(self) -> None:
-        """Raise CourseChanged unless the notebook and its released version are as loaded."""
-        self.source_bytes()
-        self.released_bytes()
+        """Raise CourseChanged when the notebook's file no longer holds the bytes loaded.
+
+        Only a course whose source is not the learner's own notebook is checked: in the
+        course's repository, ``check`` reads the course from ``exercises/``, the very
+        files a learner edits and saves while a check runs, on their own machine.
+        """
+        if self.path != self.released_path and _read_if_there(self.path) != self.source:
+            raise CourseChanged(
+                f"the course file {self.path} changed after grading started (its content "
+                "is not what was read at the start); nothing was graded against it. Find "
+                "what writes into the course, then grade again"
+            )
 
     @property
     def filename(self) -> str:
@@ -325,27 +335,6 @@ def toc_files(tree: object) -> list[str]:
     return found
 
 
-def unchanged_bytes(path: Path, digest: str) -> bytes | None:
-    """The bytes of the course file ``path``, whose SHA-256 must be ``digest`` (None for a
-    file that was absent then and still is).
-
-    Raises CourseChanged, naming the file, when they are not those (or it came or went).
-    """
-    data = _read_if_there(path)
-    if _digest(data) != digest:
-        raise CourseChanged(
-            f"the course file {path} changed after grading started (its content is not "
-            "what was read at the start); nothing was graded against it. Find what "
-            "writes into the course, then grade again"
-        )
-    return data
-
-
-def _digest(data: bytes | None) -> str:
-    """SHA-256 of ``data`` in hexadecimal, "" for no file."""
-    return "" if data is None else hashlib.sha256(data).hexdigest()
-
-
 def _read_if_there(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -405,8 +394,8 @@ def load_notebook(path: Path) -> ExerciseNotebook:
         setup_source=setup,
         functions=functions,
         test_grade_ids=frozenset(t.grade_id for f in functions for t in f.tests),
-        digest=_digest(data),
-        released_digest=_digest(_read_if_there(learner_course_folder() / path.stem / path.name)),
+        source=data,
+        released=_read_if_there(learner_course_folder() / path.stem / path.name),
     )
 
 
