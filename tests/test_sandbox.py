@@ -592,3 +592,43 @@ def test_what_a_worker_changed_of_its_zygote_does_not_reach_the_next_worker(run_
     )
     limit, priority = second.call("inherited", (), {})
     assert list(limit) != [64, 64] and priority != 19
+
+
+MAKE_SOCKET = (
+    "import socket\n"
+    "def make(family, kind, pair=False):\n"
+    "    try:\n"
+    "        made = socket.socketpair(family, kind) if pair else [socket.socket(family, kind)]\n"
+    "    except OSError as error:\n"
+    "        return error.errno\n"
+    "    for end in made:\n"
+    "        end.close()\n"
+    "    return 'made'"
+)
+AF_VSOCK = 40
+
+
+@needs_bubblewrap
+@pytest.mark.skipif(not seccomp.available(), reason="libseccomp cannot be loaded here")
+@pytest.mark.parametrize(
+    ("family", "kind"),
+    [
+        (socket.AF_INET, socket.SOCK_STREAM),
+        (socket.AF_INET6, socket.SOCK_DGRAM),
+        (AF_VSOCK, socket.SOCK_STREAM),
+        (socket.AF_NETLINK, socket.SOCK_RAW),
+        (socket.AF_PACKET, socket.SOCK_RAW),
+    ],
+    ids=["inet", "inet6", "vsock", "netlink", "packet"],
+)
+def test_a_worker_can_make_no_socket_but_a_unix_one(run_cells, family, kind):
+    run = run_cells(MAKE_SOCKET)
+    assert run.call("make", (int(family), int(kind)), {}) == errno.EAFNOSUPPORT
+    assert run.call("make", (int(family), int(kind), True), {}) == errno.EAFNOSUPPORT
+
+
+@needs_bubblewrap
+def test_a_worker_makes_unix_sockets_and_pairs(run_cells):
+    run = run_cells(MAKE_SOCKET)
+    assert run.call("make", (int(socket.AF_UNIX), int(socket.SOCK_STREAM)), {}) == "made"
+    assert run.call("make", (int(socket.AF_UNIX), int(socket.SOCK_DGRAM), True), {}) == "made"
