@@ -189,19 +189,22 @@ class Zygote:
             raise ZygoteFailed(str(answer.get("error", "the zygote did not fork")))
         return answer["pid"], grader_writes, grader_reads
 
-    def end(self, pid: int, wait: float = 0.0) -> int | None:
+    def end(self, pid: int, wait: float = 0.0, finished: bool = False) -> int | None:
         """Stop a worker and all it started; its exit code if it had already ended by itself.
 
-        Under bubblewrap the zygote then proves its sandbox clean (see
-        :mod:`autograder.execute.zygote`); a zygote that cannot is closed, so the
-        next worker starts in a new sandbox.
+        ``finished`` says the grader is done with a worker that answered all it was
+        asked. Only then, and only if the worker had not ended by itself, is the zygote
+        kept for the next worker, and only if it proves its sandbox clean (see
+        :mod:`autograder.execute.zygote`): otherwise it is closed, so the next worker
+        starts in a new sandbox, with none of the counters this one moved.
         """
         code: int | None = None
         try:
             self.control.sendall(json.dumps({"op": "end", "pid": pid, "wait": wait}).encode())
             answer = self._answer(CONTROL_SECONDS + wait)
             code = answer.get("returncode")
-            if answer.get("clean") is not True:
+            ended_by_itself = isinstance(code, int)
+            if not finished or ended_by_itself or answer.get("clean") is not True:
                 self.close()
         except (OSError, ZygoteFailed):
             self.close()
