@@ -7,9 +7,11 @@ process cap a worker gets, and asks it for a freshly forked worker per notebook.
 Each worker is still a new process with its own scratch directory, address-space
 limit and session; when the grader is done with it, the zygote kills it and
 everything it started, and empties the sandbox's ``/tmp`` and ``/dev/shm``, the
-only places a worker can write. A zygote serves the next learner only when it
-proves its sandbox as it was at its start (:class:`autograder.execute.zygote.Proof`):
-one that cannot is closed, and the next worker starts in a new sandbox.
+only places a worker can write. A zygote serves the next learner only after a
+worker the grader finished (not one that ended by itself or timed out), and only
+when it proves its sandbox as it was at its start
+(:class:`autograder.execute.zygote.Proof`): otherwise it is closed, and the next
+worker starts in a new sandbox.
 
 Python's own ``multiprocessing`` forkserver does the same for trusted code; it
 is not used because the fork must happen inside bubblewrap, with file descriptors
