@@ -141,8 +141,6 @@ class NotebookContext:
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
         self.rebinding_given: list[str] = []
-        # whether a test cell with hidden tests has run, so the worker may hold hidden inputs
-        self.hidden_inputs_given = False
         exercise.check_unchanged()  # raises, out of pytest: the run stops
         if path is None:
             self.problem = Verdict(
@@ -169,15 +167,15 @@ class NotebookContext:
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded", kind="not-graded")
-        self.run.start_test(test.grade_id)
+        # whether an earlier test cell had hidden tests, so the worker may hold hidden inputs
+        after_hidden = self.run.hidden_inputs_given
+        self.run.start_test(test.grade_id, hidden=bool(test.hidden_lines))
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
             if any(value is watcher for watcher in WATCHERS.values()):
                 namespace[name] = RemoteWatcher(self.run, value.__name__)
         for name in test.free_names - namespace.keys():
             namespace[name] = RemoteFunction(self.run, name)
-        after_hidden = self.hidden_inputs_given
-        self.hidden_inputs_given |= bool(test.hidden_lines)
         return run_test_cell(test, namespace, self.exercise.filename, after_hidden)
 
     def close(self) -> None:
