@@ -180,17 +180,18 @@ def leaves_in_order(tree):
         raise value
     return value""",
     ),
-    # the profile hook removed through ctypes for the call, then put back
+    # the profile hook removed through ctypes for the call (made through a reference, which
+    # only the hook sees), then put back
     "watch_dodged_by_ctypes": (
         "error",
         """import ctypes, sys
 
 
-def leaves_in_order(tree):
+def leaves_in_order(tree, _leaves=jax.tree.leaves):
     hook = sys.getprofile()
     ctypes.pythonapi.PyEval_SetProfile(None, None)
     try:
-        return jax.tree.leaves(tree)
+        return _leaves(tree)
     finally:
         sys.setprofile(hook)""",
     ),
