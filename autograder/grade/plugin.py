@@ -25,7 +25,7 @@ from autograder.devices import use_cpu_devices
 from autograder.execute import wire
 from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
 from autograder.learner.watchers import WATCHERS
-from autograder.load.course import ExerciseNotebook, TestCell
+from autograder.load.course import CourseError, ExerciseNotebook, TestCell
 from autograder.load.learner_notebook import (
     CourseCells,
     NotebookDamaged,
@@ -46,9 +46,14 @@ _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 def reference_notebooks(
     exercise: ExerciseNotebook,
 ) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
-    """The learner's version of the notebook and the course's source, for tamper checks."""
-    released = nbformat.read(exercise.released_path, as_version=4)
-    return released, nbformat.read(exercise.path, as_version=4)
+    """The learner's version of the notebook and the course's source, for tamper checks,
+    from their bytes as the course was loaded (raises CourseChanged otherwise)."""
+    released, source = exercise.released_bytes(), exercise.source_bytes()
+    if released is None or source is None:
+        raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
+    return nbformat.reads(released.decode(), as_version=4), nbformat.reads(
+        source.decode(), as_version=4
+    )
 
 
 @functools.cache
@@ -58,7 +63,11 @@ def course_copy(exercise: ExerciseNotebook) -> CourseCells:
 
 
 def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
-    """The course's setup cell, run once in the grader's process (it is the course's own code)."""
+    """The course's setup cell, run once in the grader's process (it is the course's own code).
+
+    Its source is the one :func:`~autograder.load.course.load_course` read at the start,
+    never read again (see :class:`~autograder.load.course.CourseChanged`).
+    """
     if exercise.path not in _TRUSTED_SETUP:
         use_cpu_devices()  # before the first setup cell's JAX operation, as in the worker
         namespace: dict[str, Any] = {"__name__": "__grader__"}
@@ -134,6 +143,7 @@ class NotebookContext:
         self.rebinding_given: list[str] = []
         # whether a test cell with hidden tests has run, so the worker may hold hidden inputs
         self.hidden_inputs_given = False
+        exercise.check_unchanged()  # raises, out of pytest: the run stops
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."

@@ -62,6 +62,23 @@ class CourseError(Exception):
     """An exercise notebook breaks the authoring conventions (see AUTHORING.md)."""
 
 
+class CourseChanged(CourseError):
+    """A course notebook does not hold the bytes it held when the course was loaded.
+
+    The grader runs the course's setup and test cells in its own process, so what it
+    runs must be the course's own. It runs them from what :func:`load_course` read,
+    once, and records each notebook's SHA-256 (and its released version's) then.
+    Every later read of a course file (the tamper checks, the reference's timing) is
+    of bytes checked against those digests, and each notebook graded first checks
+    both files (:meth:`ExerciseNotebook.check_unchanged`). The grading processes of
+    ``--jobs N`` are handed the loaded :class:`Course` itself, digests included, so
+    they check against the parent's snapshot, not one of their own. Checking, rather
+    than only keeping the bytes in memory, makes a course changed during a run (a
+    ``collect`` writing into it, a worker run without bubblewrap) stop the run with a
+    message instead of grading a class against two versions of a notebook.
+    """
+
+
 @dataclass(frozen=True)
 class TestCell:
     """One nbgrader test cell: its source, its points, and which lines are hidden."""
@@ -131,6 +148,23 @@ class ExerciseNotebook:
     setup_source: str
     functions: tuple[GradedFunction, ...]
     test_grade_ids: frozenset[str]
+    digest: str = ""
+    """SHA-256 of the notebook's bytes as loaded."""
+    released_digest: str = ""
+    """SHA-256 of :attr:`released_path`'s bytes when the notebook was loaded ("" if absent)."""
+
+    def source_bytes(self) -> bytes | None:
+        """The notebook's bytes, when they are those loaded; else CourseChanged."""
+        return unchanged_bytes(self.path, self.digest)
+
+    def released_bytes(self) -> bytes | None:
+        """The released notebook's bytes (None: it had none), as at load; else CourseChanged."""
+        return unchanged_bytes(self.released_path, self.released_digest)
+
+    def check_unchanged(self) -> None:
+        """Raise CourseChanged unless the notebook and its released version are as loaded."""
+        self.source_bytes()
+        self.released_bytes()
 
     @property
     def filename(self) -> str:
@@ -296,8 +330,37 @@ def toc_files(tree: object) -> list[str]:
     return found
 
 
+def unchanged_bytes(path: Path, digest: str) -> bytes | None:
+    """The bytes of the course file ``path``, whose SHA-256 must be ``digest`` (None for a
+    file that was absent then and still is).
+
+    Raises CourseChanged, naming the file, when they are not those (or it came or went).
+    """
+    data = _read_if_there(path)
+    if _digest(data) != digest:
+        raise CourseChanged(
+            f"the course file {path} changed after grading started (its content is not "
+            "what was read at the start); nothing was graded against it. Find what "
+            "writes into the course, then grade again"
+        )
+    return data
+
+
+def _digest(data: bytes | None) -> str:
+    """SHA-256 of ``data`` in hexadecimal, "" for no file."""
+    return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read_if_there(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
 def load_notebook(path: Path) -> ExerciseNotebook:
-    nb = nbformat.read(path, as_version=4)
+    data = path.read_bytes()
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     setup = ""
     solutions: dict[str, nbformat.NotebookNode] = {}
     tests: dict[str, list[TestCell]] = {}
@@ -347,6 +410,8 @@ def load_notebook(path: Path) -> ExerciseNotebook:
         setup_source=setup,
         functions=functions,
         test_grade_ids=frozenset(t.grade_id for f in functions for t in f.tests),
+        digest=_digest(data),
+        released_digest=_digest(_read_if_there(learner_course_folder() / path.stem / path.name)),
     )
 
 
