@@ -183,6 +183,11 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         help="the published book's address (its site's root): the notebooks and the "
         "checker's messages link its chapters and sections",
     )  # fmt: skip
+    release.add_argument(
+        "--no-solutions", dest="solutions", action="store_false",
+        help="ship no reference solutions: the notebooks hold no sealed solutions, and "
+        "solution() says the release has none",
+    )  # fmt: skip
     release.set_defaults(run=_release)
 
     collect = commands.add_parser(
@@ -592,7 +597,7 @@ def _chapter(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    written = write_release(args.out, args.book_url)
+    written = write_release(args.out, args.book_url, solutions=args.solutions)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "

@@ -39,6 +39,7 @@ KNOWN_EXCEPTIONS: frozenset[str] = frozenset(
     "HelperNotJitted",
     "HelperStatic",
     "NotANotebookFunction",
+    "WatchUntrusted",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import select
 import signal
 import time
@@ -439,6 +440,13 @@ class NotebookRun:
             if not reply.get("ok"):
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
                 self._note(number, self._raised(error))
+            changed = _jax_names(reply.get("changed"))
+            if changed:
+                self._note(
+                    number,
+                    f"replaces JAX's own {', '.join(changed)}: the tests watched JAX's own "
+                    "functions, but checks of how the functions work could be misled; worth a look",
+                )
         return worker
 
     @property
@@ -470,6 +478,21 @@ class NotebookRun:
         problem = CellProblem(number, text)
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+_JAX_NAME = re.compile(r"jax(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _jax_names(value: Any, shown: int = 5) -> list[str]:
+    """The dotted names of JAX's a worker says a cell replaced, the first ``shown`` of them
+    (and how many more): a worker's reply is the learner's to forge, so only names."""
+    names = (
+        [n for n in value if isinstance(n, str) and _JAX_NAME.fullmatch(n)]
+        if isinstance(value, list)
+        else []
+    )
+    more = [f"{len(names) - shown} more"] if len(names) > shown else []
+    return names[:shown] + more
 
 
 def _seconds(value: Any) -> float | None:

@@ -118,7 +118,10 @@ class TestCell:
 class GradedFunction:
     """One graded function. ``source`` is its solution cell as this notebook has it
     (the reference in ``solutions/``, the stub in ``exercises/``); ``probes`` and
-    ``sealed`` serve :mod:`autograder.learner.sealing`."""
+    ``sealed`` serve :mod:`autograder.learner.sealing`. ``answered_by`` names the
+    library call that computes the function's answers (``"jax.tree.leaves"``): a seal
+    made from those answers would open without solving the exercise, so none is made.
+    ``withheld`` is set by a release that ships no reference solutions."""
 
     name: str
     notebook: str
@@ -127,6 +130,8 @@ class GradedFunction:
     probes: tuple[str, ...] = ()
     sealed: str = ""
     source: str = ""
+    answered_by: str = ""
+    withheld: bool = False
 
     @property
     def points(self) -> float:
@@ -411,6 +416,8 @@ def _graded_function(
         probes=tuple(course.get("probes", ())),
         sealed=str(course.get("sealed", "")),
         source=cell.source,
+        answered_by=str(course.get("answered_by", "")),
+        withheld=course.get("withheld") is True,
     )
 
 
