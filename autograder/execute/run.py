@@ -440,7 +440,8 @@ class NotebookRun:
             if not reply.get("ok"):
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
                 self._note(number, self._raised(error))
-            changed = _jax_names(reply.get("changed"))
+            # the names are the worker's to choose: after hidden inputs, they could carry them
+            changed = [] if self._after_hidden else _jax_names(reply.get("changed"))
             if changed:
                 self._note(
                     number,
