@@ -17,7 +17,13 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.author.chapter import add_chapter
-from autograder.author.collect import DEFAULT_TIMEOUT, MANIFEST, collect_class
+from autograder.author.collect import (
+    DEADLINE_CAVEAT,
+    DEFAULT_TIMEOUT,
+    MANIFEST,
+    Caps,
+    collect_class,
+)
 from autograder.author.generate import update_exercises
 from autograder.author.gradescope import write_bundle
 from autograder.author.release import ReleaseError, write_release
@@ -177,6 +183,11 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
         help="the published book's address (its site's root): the notebooks and the "
         "checker's messages link its chapters and sections",
     )  # fmt: skip
+    release.add_argument(
+        "--no-solutions", dest="solutions", action="store_false",
+        help="ship no reference solutions: the notebooks hold no sealed solutions, and "
+        "solution() says the release has none",
+    )  # fmt: skip
     release.set_defaults(run=_release)
 
     collect = commands.add_parser(
@@ -184,7 +195,8 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     )
     collect.add_argument(
         "roster", type=Path, metavar="ROSTER",
-        help="a CSV file with the columns learner and repository (a URL, git@..., or a path)",
+        help="a CSV file with the columns learner and repository (a URL or git@...; a local "
+        "path or file:// only with --allow-local)",
     )  # fmt: skip
     collect.add_argument(
         "--into", type=Path, default=Path("submissions"), metavar="DIR",
@@ -194,7 +206,13 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     collect.add_argument(
         "--deadline", type=_deadline, metavar="DATE",
         help="collect each learner's last commit dated before DATE (ISO 8601, e.g. "
-        "2026-12-01T17:00+01:00; without an offset, this machine's local time)",
+        "2026-12-01T17:00+01:00; without an offset, this machine's local time). Note: "
+        f"{DEADLINE_CAVEAT}",
+    )  # fmt: skip
+    collect.add_argument(
+        "--allow-local", action="store_true",
+        help="also collect repositories named by a local path or a file:// URL (without it "
+        "they are refused: a learner naming one would get any repository this machine holds)",
     )  # fmt: skip
     collect.add_argument(
         "--clone-timeout", type=_positive, default=DEFAULT_TIMEOUT, metavar="SECONDS",
@@ -579,7 +597,7 @@ def _chapter(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    written = write_release(args.out, args.book_url)
+    written = write_release(args.out, args.book_url, solutions=args.solutions)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
@@ -589,10 +607,11 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    reserved = [notebook.id for notebook in load_course(SOLUTIONS).notebooks]
+    chapters = [notebook.id for notebook in load_course(SOLUTIONS).notebooks]
     return collect_class(
         args.roster, args.into, deadline=args.deadline, timeout=args.clone_timeout,
-        reserved=[*reserved, "exercises", "submitted"],
+        allow_local=args.allow_local, caps=Caps.for_course(len(chapters)),
+        reserved=[*chapters, "exercises", "submitted"],
     )  # fmt: skip
 
 

@@ -11,20 +11,26 @@ import os
 import subprocess
 import time
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
+from autograder.author import collect
 from autograder.author.collect import (
     MANIFEST,
+    Caps,
     Learner,
     RosterError,
+    UnsafePath,
+    checked_path,
     collect_class,
     read_roster,
     redact,
+    write_blob,
 )
 from autograder.cli import main
-from autograder.load.course import SOLUTIONS
+from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from conftest import VICTIM, run_cli, write_variant
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
 _GIT_ENV = {
@@ -59,6 +65,27 @@ def _repository(folder: Path, files: dict[str, bytes], date: str | None = None) 
     return _git(folder, "rev-parse", "HEAD")
 
 
+def _crafted(folder: Path, entries: dict[bytes, bytes]) -> Path:
+    """A repository at ``folder`` whose one commit's tree holds ``entries`` (name: content)
+    as they are: ``git hash-object --literally`` writes a tree ``git mktree`` refuses.
+    In a repository already at ``folder``, that commit becomes its last."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _git(folder, "init", "--quiet")
+
+    def stored(kind: str, content: bytes, *literally: str) -> bytes:
+        command = ["git", "-C", str(folder), "hash-object", "-w", "-t", kind, *literally]
+        done = subprocess.run([*command, "--stdin"], input=content, capture_output=True, check=True)
+        return bytes.fromhex(done.stdout.decode().strip())
+
+    tree = b"".join(
+        b"100644 " + name + b"\0" + stored("blob", content)
+        for name, content in sorted(entries.items())
+    )
+    commit = _git(folder, "commit-tree", stored("tree", tree, "--literally").hex(), "-m", "work")
+    _git(folder, "update-ref", "HEAD", commit)
+    return folder
+
+
 def _bare(source: Path, folder: Path) -> Path:
     subprocess.run(["git", "clone", "--quiet", "--bare", str(source), str(folder)], check=True)
     return folder
@@ -71,7 +98,9 @@ def _roster(path: Path, rows: list[tuple[str, str | Path]]) -> Path:
 
 
 def _collect(roster: Path, into: Path, **options) -> tuple[int, list[str]]:
+    """Collect as the instructor's ``--allow-local`` does: these repositories are local."""
     said: list[str] = []
+    options = {"allow_local": True, "caps": Caps(notebooks=64), **options}
     code = collect_class(roster, into, say=said.append, **options)
     return code, said
 
@@ -211,7 +240,7 @@ def test_a_hostile_learner_name_cannot_write_outside_into(tmp_path, name):
     roster.write_text(f'learner,repository\n"{name}",{tmp_path / "repo"}\n', encoding="utf-8")
     into = tmp_path / "deep" / "s"
     with pytest.raises(RosterError, match="cannot be a folder name"):
-        collect_class(roster, into, say=lambda line: None)
+        collect_class(roster, into, caps=Caps(notebooks=64), say=lambda line: None)
     assert not (tmp_path / "deep").exists()
     assert not (tmp_path / "outside").exists()
 
@@ -258,11 +287,11 @@ def test_a_deadline_takes_the_last_commit_before_it(tmp_path):
     roster = _roster(tmp_path / "roster.csv", [("alice", repo)])
     deadline = datetime(2026, 12, 1, 17, tzinfo=UTC)
     code, said = _collect(roster, tmp_path / "s", deadline=deadline)
-    assert said[0] == f"alice: collected 1 notebook at commit {on_time[:12]}"
+    assert said[1] == f"alice: collected 1 notebook at commit {on_time[:12]}"
     assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
     code, said = _collect(roster, tmp_path / "t", deadline=datetime(2026, 1, 1, tzinfo=UTC))
     assert code == 1
-    assert said[0] == "alice: the repository has no commit before 2026-01-01T00:00:00+00:00"
+    assert said[1] == "alice: the repository has no commit before 2026-01-01T00:00:00+00:00"
 
 
 def test_a_clone_that_hangs_is_stopped_after_the_timeout(tmp_path, monkeypatch):
@@ -300,3 +329,226 @@ def test_collected_notebooks_are_graded_as_the_learners(tmp_path, grade):
     assert [s["student"] for s in graded.report["students"]] == ["alice"]
     alice = graded.student("alice")
     assert alice["score"] == alice["max_score"] > 0
+
+
+def _planted(tmp_path: Path) -> Path:
+    """Where a hostile tree entry names a file outside the learner's folder."""
+    return tmp_path / "course" / "solutions" / "leaves" / "leaves.ipynb"
+
+
+@pytest.mark.parametrize("as_url", [False, True], ids=["path", "file-url"])
+def test_a_tree_entry_naming_an_absolute_path_is_refused_by_gits_object_checks(tmp_path, as_url):
+    planted = _planted(tmp_path)
+    repo = _crafted(
+        tmp_path / "mallory", {str(planted).encode(): b"planted", b"leaves.ipynb": NOTEBOOK}
+    )
+    roster = _roster(tmp_path / "roster.csv", [("mallory", repo.as_uri() if as_url else repo)])
+    code, said = _collect(roster, tmp_path / "s")
+    assert code == 1
+    assert said[0].startswith("mallory: cannot clone ")
+    assert "fullPathname: contains full pathnames" in said[0]
+    assert not planted.exists()
+    assert not (tmp_path / "s" / "mallory").exists()
+
+
+def _clone_unchecked(repository: str, clone: Path, *ignored: object) -> None:
+    """A clone without git's object checks, as a server that does not run them would give."""
+    subprocess.run(["git", "clone", "--quiet", "--bare", repository, str(clone)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("{planted}", "it is an absolute path"),
+        ("../outside.ipynb", "its path has an empty, '.' or '..' part"),
+        ("exercises//leaves.ipynb", "its path has an empty, '.' or '..' part"),
+        ("./leaves.ipynb", "its path has an empty, '.' or '..' part"),
+    ],
+    ids=["absolute", "dot-dot", "empty-part", "dot"],
+)
+def test_a_path_git_did_not_check_is_refused_before_anything_is_written(
+    tmp_path, monkeypatch, name, reason
+):
+    monkeypatch.setattr(collect, "_clone", _clone_unchecked)
+    name = name.format(planted=_planted(tmp_path))
+    repo = _crafted(tmp_path / "mallory", {name.encode(): b"planted", b"mine.ipynb": NOTEBOOK})
+    code, said = _collect(_roster(tmp_path / "roster.csv", [("mallory", repo)]), tmp_path / "s")
+    assert code == 0
+    assert said[0] == f"mallory: skipped {name}: {reason}"
+    assert _files(tmp_path / "s") == {MANIFEST, "mallory/mine.ipynb"}
+    assert not _planted(tmp_path).exists()
+
+
+def test_an_absolute_path_as_git_lists_it_is_refused_by_the_path_check(tmp_path):
+    planted = _planted(tmp_path)
+    repo = _crafted(tmp_path / "mallory", {str(planted).encode(): b"planted"})
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "-z", "--name-only", "HEAD"],
+        capture_output=True,
+        check=True,
+    ).stdout.rstrip(b"\0")
+    assert listed == str(planted).encode()
+    with pytest.raises(UnsafePath, match="absolute path"):
+        checked_path(listed)
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "reason"),
+    [
+        (b"caf\xe9.ipynb", "caf\ufffd.ipynb", "its name is not UTF-8"),
+        (b"x\x1b]0;pwned\x07\x1b[2J.ipynb", "x.ipynb", "its name holds a control"),
+        ("\u202egnp.ipynb".encode(), "gnp.ipynb", "its name holds a control"),
+        (b"a\\b.ipynb", "a\\b.ipynb", "its name holds a backslash"),
+    ],
+    ids=["not-utf-8", "escape", "bidi", "backslash"],
+)
+def test_a_name_gits_checks_let_through_is_skipped_with_a_cleaned_line(
+    tmp_path, name, shown, reason
+):
+    repo = _crafted(tmp_path / "mallory", {name: NOTEBOOK, b"mine.ipynb": NOTEBOOK})
+    code, said = _collect(_roster(tmp_path / "roster.csv", [("mallory", repo)]), tmp_path / "s")
+    assert code == 0
+    assert said[0].startswith(f"mallory: skipped {shown}: {reason}")
+    assert "\x1b" not in said[0]
+    assert _files(tmp_path / "s") == {MANIFEST, "mallory/mine.ipynb"}
+
+
+def test_a_notebook_over_the_size_cap_is_skipped_with_a_line(tmp_path):
+    big = b"{" + b" " * 99 + b"}"
+    _repository(tmp_path / "alice", {"big.ipynb": big, "mine.ipynb": NOTEBOOK[:100]})
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    code, said = _collect(roster, tmp_path / "s", caps=Caps(notebooks=64, notebook_bytes=100))
+    assert code == 0
+    assert said[0] == "alice: skipped big.ipynb: 101 bytes, over the limit of 100 a notebook"
+    assert _files(tmp_path / "s" / "alice") == {"mine.ipynb"}
+
+
+def test_notebooks_over_the_count_cap_are_skipped_with_a_line_each(tmp_path):
+    names = ["a.ipynb", "b.ipynb", "c.ipynb", "d.ipynb"]
+    _repository(tmp_path / "alice", dict.fromkeys(names, NOTEBOOK))
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    code, said = _collect(roster, tmp_path / "s", caps=Caps(notebooks=2))
+    assert code == 0
+    assert said[:2] == [
+        f"alice: skipped {name}: over the limit of 2 notebooks a learner" for name in names[2:]
+    ]
+    assert _files(tmp_path / "s" / "alice") == set(names[:2])
+
+
+@pytest.mark.parametrize("as_url", [False, True], ids=["path", "file-url"])
+def test_a_local_repository_is_refused_without_allow_local(tmp_path, capsys, as_url):
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    repository = (tmp_path / "alice").as_uri() if as_url else str(tmp_path / "alice")
+    roster = _roster(tmp_path / "roster.csv", [("alice", repository)])
+    assert main(["collect", str(roster), "--into", str(tmp_path / "s")]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"alice: cannot clone {repository}: it is a local path or a file:// URL, collected "
+        "only with --allow-local"
+    )
+    assert not (tmp_path / "s" / "alice").exists()
+
+
+def test_allow_local_collects_a_local_repository(tmp_path):
+    _repository(tmp_path / "alice", {"exercises/leaves/leaves.ipynb": NOTEBOOK})
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    assert main(["collect", str(roster), "--into", str(tmp_path / "s"), "--allow-local"]) == 0
+    assert _files(tmp_path / "s" / "alice") == {"exercises/leaves/leaves.ipynb"}
+
+
+def test_the_rosters_escape_sequences_do_not_reach_the_output(tmp_path, capsys):
+    roster = tmp_path / "roster.csv"
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u202e/nowhere"
+    roster.write_text(f"learner,repository\nalice,{hostile}\n", encoding="utf-8")
+    assert main(["collect", str(roster), "--into", str(tmp_path / "s")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("alice: cannot clone /nowhere: ")
+    assert not {"\x1b", "\x07", "\u202e"} & set(out)
+
+
+def test_a_deadline_is_said_to_be_only_the_learners_word(tmp_path):
+    _repository(tmp_path / "alice", {"mine.ipynb": NOTEBOOK}, date="2026-12-01T10:00:00+00:00")
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    _, said = _collect(roster, tmp_path / "s", deadline=datetime(2026, 12, 2, tzinfo=UTC))
+    assert said[0].startswith("note: a commit's date is whatever the learner's git wrote")
+    assert "collect at the deadline" in said[0]
+
+
+def test_collects_help_says_what_a_deadline_cannot_prove(capsys):
+    with pytest.raises(SystemExit):
+        main(["collect", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "not a record of when it was pushed" in help_text
+    assert "push times your git host records" in help_text
+
+
+def _blob_and_folder(tmp_path: Path) -> tuple[Path, str, Path]:
+    """A repository holding mine.ipynb, its blob, and a learner's folder to write it into."""
+    _repository(tmp_path / "alice", {"mine.ipynb": NOTEBOOK})
+    blob = _git(tmp_path / "alice", "rev-parse", "HEAD:mine.ipynb")
+    folder = tmp_path / "s" / "alice"
+    folder.mkdir(parents=True)
+    return tmp_path / "alice" / ".git", blob, folder
+
+
+def test_a_notebook_is_never_written_through_a_link_out_of_the_folder(tmp_path):
+    clone, blob, folder = _blob_and_folder(tmp_path)
+    outside = tmp_path / "outside.ipynb"
+    outside.write_bytes(b"the instructor's")
+    (folder / "mine.ipynb").symlink_to(outside)
+    with pytest.raises(UnsafePath, match="resolves outside the learner's folder"):
+        write_blob(clone, blob, folder, PurePosixPath("mine.ipynb"), 10)
+    assert outside.read_bytes() == b"the instructor's"
+
+
+def test_a_notebook_is_never_written_over_a_file_already_there(tmp_path):
+    clone, blob, folder = _blob_and_folder(tmp_path)
+    (folder / "mine.ipynb").write_bytes(b"written first")
+    with pytest.raises(FileExistsError):
+        write_blob(clone, blob, folder, PurePosixPath("mine.ipynb"), 10)
+    assert (folder / "mine.ipynb").read_bytes() == b"written first"
+
+
+@pytest.mark.slow
+def test_a_repository_aiming_at_the_courses_solutions_changes_nothing_and_earns_nothing(
+    tmp_path, grade
+):
+    course_notebook = SOLUTIONS / "leaves" / "leaves.ipynb"
+    original = course_notebook.read_bytes()
+    proof = tmp_path / "setup-ran-in-the-grader"
+    leaves = load_course(SOLUTIONS).notebook("leaves")
+    planted = {test.grade_id: "pass" for function in leaves.functions for test in function.tests}
+    planted["setup"] = f"open({str(proof)!r}, 'w').close()\n{leaves.setup_source}"
+    planted_notebook = write_variant(course_notebook, tmp_path / "planted.ipynb", planted)
+    untouched = (EXERCISES / "leaves" / "leaves.ipynb").read_bytes()
+    attacker = tmp_path / "a_attacker"
+    _repository(attacker, {"leaves.ipynb": untouched})
+    _repository(tmp_path / VICTIM, {"leaves.ipynb": original})
+    roster = _roster(
+        tmp_path / "roster.csv", [("a_attacker", attacker), (VICTIM, tmp_path / VICTIM)]
+    )
+    submissions = tmp_path / "submissions"
+    try:
+        first = run_cli("collect", roster, "--into", submissions, "--allow-local")
+        assert first.returncode == 0, first.stderr
+        # then the attacker's next commit: the untouched exercise, and the planted solutions
+        # named by the course notebook's absolute path
+        _crafted(
+            attacker,
+            {
+                b"leaves.ipynb": untouched,
+                str(course_notebook).encode(): planted_notebook.read_bytes(),
+            },
+        )
+        again = run_cli("collect", roster, "--into", submissions, "--allow-local")
+        assert course_notebook.read_bytes() == original
+        graded = grade(submissions, "--assignment", "leaves", "--no-cache")
+    finally:
+        if course_notebook.read_bytes() != original:
+            course_notebook.write_bytes(original)
+    assert "a_attacker: cannot clone" in again.stdout
+    assert "(kept what was collected before" in again.stdout
+    assert graded.returncode == 0, graded.stderr
+    assert not proof.exists()
+    assert graded.student("a_attacker")["score"] == 0
+    victim = graded.student(VICTIM)
+    assert victim["score"] == victim["max_score"] > 0

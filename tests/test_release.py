@@ -374,3 +374,30 @@ def test_grading_one_learners_repository_takes_its_exercises(tmp_path, course):
         n.id: out / "exercises" / n.id / n.filename for n in course.notebooks
     }
     assert submission.notes == []
+
+
+def test_release_without_solutions_ships_no_seal_and_solution_says_the_release_holds_none(
+    tmp_path, released_course
+):
+    out = tmp_path / "learners"
+    done = run_cli("release", out, "--no-solutions")
+    assert done.returncode == 0, done.stderr
+    released = [
+        load_notebook(out / n.path.relative_to(REPO_ROOT)) for n in released_course.notebooks
+    ]
+    functions = [function for notebook in released for function in notebook.functions]
+    assert [f.name for f in functions if f.sealed] == []
+    assert all(f.withheld for f in functions)
+    said = _run_released(
+        out, "-c", "from autograder.notebook import solution\nsolution('count_leaves')"
+    )
+    assert said.returncode == 0, said.stderr
+    assert "this course's release holds no reference solutions" in said.stdout
+
+
+def test_release_ships_the_seals_unless_told_not_to(tmp_path, released_course):
+    out = _released(tmp_path)
+    notebook = released_course.notebook("leaves")
+    shipped = load_notebook(out / notebook.path.relative_to(REPO_ROOT))
+    assert [f.sealed for f in shipped.functions] == [f.sealed for f in notebook.functions]
+    assert any(f.sealed for f in shipped.functions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.execute import zygote
 from autograder.execute.run import Limits, NotebookRun
 from autograder.isolate import bubblewrap, cgroups, processes, seccomp, zygotes
 from autograder.load.course import REPO_ROOT, SOLUTIONS
@@ -594,3 +596,146 @@ def test_what_a_worker_changed_of_its_zygote_does_not_reach_the_next_worker(run_
     )
     limit, priority = second.call("inherited", (), {})
     assert list(limit) != [64, 64] and priority != 19
+
+
+MAKE_SOCKET = (
+    "import socket\n"
+    "def make(family, kind, pair=False):\n"
+    "    try:\n"
+    "        made = socket.socketpair(family, kind) if pair else [socket.socket(family, kind)]\n"
+    "    except OSError as error:\n"
+    "        return error.errno\n"
+    "    for end in made:\n"
+    "        end.close()\n"
+    "    return 'made'"
+)
+AF_VSOCK = 40
+
+
+@needs_bubblewrap
+@pytest.mark.skipif(not seccomp.available(), reason="libseccomp cannot be loaded here")
+@pytest.mark.parametrize(
+    ("family", "kind"),
+    [
+        (socket.AF_INET, socket.SOCK_STREAM),
+        (socket.AF_INET6, socket.SOCK_DGRAM),
+        (AF_VSOCK, socket.SOCK_STREAM),
+        (socket.AF_NETLINK, socket.SOCK_RAW),
+        (socket.AF_PACKET, socket.SOCK_RAW),
+    ],
+    ids=["inet", "inet6", "vsock", "netlink", "packet"],
+)
+def test_a_worker_can_make_no_socket_but_a_unix_one(run_cells, family, kind):
+    run = run_cells(MAKE_SOCKET)
+    assert run.call("make", (int(family), int(kind)), {}) == errno.EAFNOSUPPORT
+    assert run.call("make", (int(family), int(kind), True), {}) == errno.EAFNOSUPPORT
+
+
+@needs_bubblewrap
+def test_a_worker_makes_unix_sockets_and_pairs(run_cells):
+    run = run_cells(MAKE_SOCKET)
+    assert run.call("make", (int(socket.AF_UNIX), int(socket.SOCK_STREAM)), {}) == "made"
+    assert run.call("make", (int(socket.AF_UNIX), int(socket.SOCK_DGRAM), True), {}) == "made"
+
+
+SANDBOX_OF = (
+    "import os, threading\n"
+    "def sandbox(threads=0):\n"
+    "    for _ in range(threads):\n"
+    "        started = threading.Thread(target=int)\n"
+    "        started.start()\n"
+    "        started.join()\n"
+    "    return [os.readlink('/proc/self/ns/pid'), os.getpid()]\n"
+    "def leave():\n"
+    "    os._exit(3)\n"
+    "def spin():\n"
+    "    while True:\n"
+    "        pass\n"
+    "def exit_after_returning():\n"
+    "    threading.Timer(0.2, os._exit, (3,)).start()\n"
+    "    return 'returned'"
+)
+MOVED_PIDS = 300
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize(
+    "ending",
+    ["leave", "spin", "exit_after_returning"],
+    ids=["exits-in-a-call", "times-out", "exits-between-calls"],
+)
+def test_a_worker_that_ends_abnormally_is_restarted_in_a_new_sandbox(run_cells, ending):
+    run = run_cells(SANDBOX_OF)
+    namespace, _ = run.call("sandbox", (MOVED_PIDS,), {})
+    with contextlib.suppress(CallTimeout, WorkerCrashed):
+        run.call(ending, (), {})
+        time.sleep(1.0)  # the worker that returned ends meanwhile
+    restarted, pid = run.call("sandbox", (), {})
+    # a new pid namespace: nothing of the pids the last worker moved
+    assert restarted != namespace and pid < MOVED_PIDS
+
+
+@needs_bubblewrap
+def test_a_learner_after_a_worker_that_ended_abnormally_gets_a_new_sandbox(run_cells):
+    first = run_cells(SANDBOX_OF)
+    namespace, _ = first.call("sandbox", (MOVED_PIDS,), {})
+    with pytest.raises(WorkerCrashed):
+        first.call("leave", (), {})
+    first.close()
+    following, pid = run_cells(SANDBOX_OF).call("sandbox", (), {})
+    assert following != namespace and pid < MOVED_PIDS
+
+
+@needs_bubblewrap
+def test_a_learner_after_a_finished_worker_is_forked_by_the_same_zygote(run_cells):
+    first = run_cells(SANDBOX_OF)
+    namespace, _ = first.call("sandbox", (), {})
+    first.close()
+    assert run_cells(SANDBOX_OF).call("sandbox", (), {})[0] == namespace
+
+
+@needs_bubblewrap
+def test_a_socket_a_worker_left_in_the_kernel_ends_its_zygotes_reuse(run_cells):
+    first = run_cells(
+        SANDBOX_OF,
+        "import socket\n"
+        "def leave_a_socket():\n"
+        "    # each end sent over the pair itself: the sockets outlive every process\n"
+        "    ends = socket.socketpair()\n"
+        "    socket.send_fds(ends[0], [b'x'], [end.fileno() for end in ends])\n"
+        "    return len(open('/proc/net/unix').read().splitlines()) - 1",
+    )
+    namespace, _ = first.call("sandbox", (), {})
+    assert first.call("leave_a_socket", (), {}) == 2
+    first.close()
+    assert run_cells(SANDBOX_OF).call("sandbox", (), {})[0] != namespace
+
+
+@pytest.mark.parametrize("table", zygote.SOCKET_TABLES)
+def test_a_socket_left_in_any_table_of_the_sandboxs_network_fails_its_proof(tmp_path, table):
+    for name in zygote.SOCKET_TABLES:
+        (tmp_path / name).write_text("  sl  local_address rem_address   st\n")
+    assert zygote.no_sockets_left(str(tmp_path))
+    with (tmp_path / table).open("a") as listed:
+        listed.write("   0: 0100007F:2710 0100007F:1F90 06 00000000:00000000\n")
+    assert not zygote.no_sockets_left(str(tmp_path))
+
+
+ERRORS_ON_EVERY_RUN = (
+    "import os\nraise RuntimeError('LEAK-' + os.urandom(4).hex())",
+    "raise type('LEAK_NAMED', (Exception,), {})()",
+    "import os\ndef crash():\n    os._exit(3)\ndef ok():\n    return 1",
+)
+
+
+def test_a_cells_error_after_hidden_tests_reaches_the_notes_by_its_type_only(run_cells):
+    run = run_cells(*ERRORS_ON_EVERY_RUN)
+    run.start_test("the hidden test", hidden=True)
+    assert run.call("ok", (), {}) == 1  # the first run: before any hidden input
+    with pytest.raises(WorkerCrashed):
+        run.call("crash", (), {})
+    assert run.call("ok", (), {}) == 1  # the restart runs the cells again
+    notes = [(p.cell, p.text) for p in run.problems]
+    assert [cell for cell, text in notes if "LEAK" in text] == [1, 2]  # the first run's
+    assert (1, "raised RuntimeError (its message is not shown once hidden tests have run)") in notes
+    assert (2, "raised an exception (its message is not shown once hidden tests have run)") in notes

@@ -18,6 +18,7 @@ from autograder.author.seal import (
     FEWEST_YES_NO_PROBES,
     TooFewProbes,
     readable_solution,
+    sealable,
     sealed_solution,
 )
 from autograder.learner.sealing import SealError, canonical, fingerprint, seal, unseal
@@ -191,3 +192,17 @@ def test_a_chapter_on_eight_devices_seals_after_other_chapters_probes_ran():
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_function_whose_answers_a_library_call_computes_ships_no_seal(released_course):
+    leaves_in_order = released_course.function("leaves_in_order")
+    assert leaves_in_order.answered_by == "jax.tree.leaves"
+    assert leaves_in_order.sealed == ""
+    assert not sealable(GradedFunction("f", "nb", (), (), ("(1,)",), answered_by="jax.tree.leaves"))
+
+
+def test_solution_says_why_a_function_answered_by_a_library_call_is_not_shipped(tmp_path):
+    out = _learner_kernel("leaves", {}, 'solution("leaves_in_order")', tmp_path / "p.json")
+    assert "not shipped: jax.tree.leaves computes its answers" in out
+    assert "The sealed solutions" in out
+    assert "def leaves_in_order(" not in out

@@ -13,6 +13,7 @@ from autograder.execute import wire
 from autograder.execute.worker import Worker
 from autograder.learner.watchers import (
     WatcherError,
+    WatchUntrusted,
     arguments_after,
     count_traces,
     describe,
@@ -358,3 +359,81 @@ def test_watch_calls_shows_the_partition_specs_a_call_was_given(notebook):
     )
     calls = watch_calls(notebook["split"], ({"x": P("data"), "b": P()},), apis=["jax.tree.map"])
     assert calls[0]["arguments"]["tree"] == {"x": P("data"), "b": P()}
+
+
+def test_watch_calls_refuses_to_answer_when_ctypes_removes_the_profile_hook_and_puts_it_back(
+    notebook,
+):
+    exec(
+        "import ctypes\n"
+        "def unwatched(tree, _leaves=jax.tree.leaves):\n"
+        "    hook = sys.getprofile()\n"
+        "    ctypes.pythonapi.PyEval_SetProfile(None, None)\n"
+        "    try:\n"
+        "        return _leaves(tree)\n"
+        "    finally:\n"
+        "        sys.setprofile(hook)\n",
+        notebook,
+    )
+    with pytest.raises(WatchUntrusted):
+        watch_calls(notebook["unwatched"], ([1],), apis=["jax.tree.leaves"])
+    assert sys.getprofile() is None
+
+
+REGISTRY_FLATTEN = "jax.tree_util.default_registry.flatten"
+
+
+def test_watch_calls_sees_the_registrys_flatten_called_by_the_learner_but_not_by_jax(notebook):
+    exec(
+        "def by_registry(tree):\n"
+        "    return jax.tree_util.default_registry.flatten(tree)[0]\n"
+        "def by_tree_map(tree):\n"
+        "    return jax.tree.map(lambda x: x, tree)\n",
+        notebook,
+    )
+    calls = watch_calls(notebook["by_registry"], ([1, (2,)],), apis=[REGISTRY_FLATTEN])
+    assert [call["api"] for call in calls] == [REGISTRY_FLATTEN]
+    assert watch_calls(notebook["by_tree_map"], ([1, (2,)],), apis=[REGISTRY_FLATTEN]) == []
+
+
+def _watch_in(worker: Worker, function: str, apis: list[str]) -> dict:
+    args = wire.encode([wire.LearnerRef(function), ([1, (2,)],)])
+    kwargs = wire.encode({"apis": apis})
+    return worker.handle({"op": "watch", "name": "watch_calls", "args": args, "kwargs": kwargs})
+
+
+def test_a_watcher_in_the_worker_refuses_to_answer_while_a_thread_the_cells_started_runs():
+    worker = Worker()
+    cell = (
+        "import jax, threading\n"
+        "stop = threading.Event()\n"
+        "threading.Thread(target=stop.wait, daemon=True).start()\n"
+        "def lazy(tree):\n"
+        "    return jax.tree.leaves(tree)\n"
+    )
+    assert worker.exec_cell(1, cell)["ok"]
+    try:
+        reply = _watch_in(worker, "lazy", ["jax.tree.leaves"])
+    finally:
+        worker.namespace["stop"].set()
+    assert reply["error"]["type"] == "WatchUntrusted"
+
+
+def test_a_watcher_in_the_worker_watches_jaxs_own_function_whatever_a_cell_put_in_its_place():
+    worker = Worker()
+    patch = (
+        "import jax\n"
+        "t = jax.tree\n"
+        "_real = t.leaves\n"
+        "t.leaves = lambda *args, **kwargs: _real(*args, **kwargs)\n"
+        "def lazy(tree):\n"
+        "    return _real(tree)\n"
+    )
+    real = jax.tree.leaves
+    try:
+        reply = worker.exec_cell(1, patch)
+        watched = _watch_in(worker, "lazy", ["jax.tree.leaves"])
+    finally:
+        jax.tree.leaves = real
+    assert reply["changed"] == ["jax.tree.leaves"]
+    assert [call["api"] for call in wire.decode(watched["value"])] == ["jax.tree.leaves"]

@@ -90,7 +90,8 @@ def stale_exercises(exercises: Course, solutions: Course) -> list[str]:
 
 
 def stale_seals(released: ExerciseNotebook, source: ExerciseNotebook) -> list[str]:
-    """The functions of ``released`` whose seal does not open with the reference's answers.
+    """The functions of ``released`` whose seal does not open with the reference's answers,
+    or that carry a seal where none is made (see :func:`autograder.author.seal.sealable`).
 
     A seal is the same for the same solution and key, so a current one is equal to
     the seal made now (:func:`autograder.author.seal.reference_seals`).
@@ -100,7 +101,7 @@ def stale_seals(released: ExerciseNotebook, source: ExerciseNotebook) -> list[st
     return [
         function.name
         for function in source.functions
-        if sealed.get(function.name) != seals.get(function.name)
+        if sealed.get(function.name) != seals.get(function.name, "")
     ]
 
 

@@ -6,19 +6,26 @@ The roster is a CSV file with a header row naming (at least) two columns:
   letters, digits, ``_``, ``-``, ``.``, ``@``, ``+`` and inner spaces, starting
   and ending with a letter, a digit or ``_``, so that it cannot name a folder
   outside ``--into`` or a hidden one;
-- ``repository``: anything ``git clone`` takes: an ``https://`` URL, ``git@host:path``,
-  or a local path.
+- ``repository``: an ``https://`` URL, ``git@host:path`` or anything else ``git
+  clone`` takes from another machine; a local path or a ``file://`` URL only with
+  ``allow_local`` (the instructor's ``--allow-local``), since a learner who names
+  one would be handed whatever repository of this machine the instructor can read.
 
 Other columns are ignored. For each learner, the repository is cloned bare into a
 temporary folder (nothing of it is checked out, so no file of it is written but
-the notebooks), and every ``.ipynb`` of the commit collected, but those of the
-release's course copy (``autograder/course/``) and those under hidden folders, is
-written under ``--into/<learner>/`` at its path in the repository (the grader
-recognises a chapter's notebook by its cells, so names are kept). The commit
-collected for each learner is recorded in ``--into/collected.json``, so a regrade
-grades the same work. A repository that cannot be cloned, has no commit or holds
-no notebook is reported on one line, and leaves that learner's earlier
-collection, if any, as it was; the rest of the class goes on.
+the notebooks), with git's own checks of every object received (``fsck``: a tree
+naming an absolute path or a ``..`` is refused), and every ``.ipynb`` of the
+commit collected, but those of the release's course copy (``autograder/course/``)
+and those under hidden folders, is written under ``--into/<learner>/`` at its path
+in the repository (the grader recognises a chapter's notebook by its cells, so
+names are kept). Every path is checked again before it is written (see
+:func:`checked_path`), and a learner's notebooks are capped in size and number
+(:class:`Caps`); a notebook left out for either reason gets one line naming the
+learner, the path and why. The commit collected for each learner is recorded in
+``--into/collected.json``, so a regrade grades the same work. A repository that
+cannot be cloned, has no commit or holds no notebook is reported on one line, and
+leaves that learner's earlier collection, if any, as it was; the rest of the class
+goes on. Every text of the roster or of git is printed cleaned of terminal escapes.
 
 git runs with ``GIT_TERMINAL_PROMPT=0`` and ssh in batch mode, so it never waits
 for a password, and each clone is stopped after ``timeout`` seconds.
@@ -34,18 +41,31 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from autograder.load.course import COURSE_COPY, PACKAGE_DIR
+from autograder.load.learner_notebook import MAX_NOTEBOOK_BYTES
 from autograder.load.submissions import UnusableInput
+from autograder.report.text import clean
 
 LEARNER_COLUMN = "learner"
 REPOSITORY_COLUMN = "repository"
 MANIFEST = "collected.json"
 DEFAULT_TIMEOUT = 120.0
+NOTEBOOKS_PER_CHAPTER = 4
+"""How many notebooks of one learner are collected, per chapter of the course: its
+notebook, and copies of it (``leaves-Copy1.ipynb``) or scratch notebooks beside it."""
+DEADLINE_CAVEAT = (
+    "a commit's date is whatever the learner's git wrote: --deadline takes the learner's "
+    "word for when the work was done, not a record of when it was pushed; to hold a "
+    f"deadline, collect at the deadline ({MANIFEST} keeps each commit collected) or "
+    "compare with the push times your git host records, where it offers them"
+)
 
 # Starts and ends with a word character: no "/", no "..", no leading dot, no trailing space.
 _LEARNER_NAME = re.compile(r"\w(?:[\w.@+ -]*\w)?")
@@ -61,6 +81,24 @@ class RosterError(UnusableInput):
 
 class CollectFailed(Exception):
     """One learner's repository cannot be collected; the message says why."""
+
+
+class UnsafePath(Exception):
+    """A path in a learner's repository that is not written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What one learner's collection may hold: ``notebooks`` notebooks at most (the first
+    by path), each of ``notebook_bytes`` at most (the grader's own limit by default)."""
+
+    notebooks: int
+    notebook_bytes: int = MAX_NOTEBOOK_BYTES
+
+    @classmethod
+    def for_course(cls, chapters: int) -> Caps:
+        """The caps for a course of ``chapters`` chapters."""
+        return cls(notebooks=NOTEBOOKS_PER_CHAPTER * chapters)
 
 
 @dataclass(frozen=True)
@@ -139,25 +177,34 @@ def collect_class(
     roster: Path,
     into: Path,
     *,
+    caps: Caps,
     deadline: datetime | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    allow_local: bool = False,
     reserved: Iterable[str] = (),
     say: Callable[[str], None] = print,
 ) -> int:
     """Collect every learner of ``roster`` into ``into``; return the command's exit code.
 
-    ``say`` gets one line per learner, then a summary. The exit code is 0 when at
-    least one learner was collected and 1 when none was (each learner's line says
-    why). A roster that cannot be used raises RosterError before anything is
-    cloned; ``into`` that cannot be made a folder raises UnusableInput.
+    ``say`` gets, with a ``deadline``, first what a deadline can prove
+    (:data:`DEADLINE_CAVEAT`); then one line per learner, after one per notebook left
+    out; then a summary. The exit code is 0 when at least one learner was collected
+    and 1 when none was (each learner's line says why). A roster that cannot be used
+    raises RosterError before anything is cloned; ``into`` that cannot be made a
+    folder raises UnusableInput.
     """
     learners = read_roster(roster, reserved)
     _make_folder(into)
     manifest = _read_manifest(into / MANIFEST)
+    if deadline is not None:
+        say(f"note: {DEADLINE_CAVEAT}")
     failed: list[str] = []
     for learner in learners:
         try:
-            collected = collect_learner(learner, into, deadline=deadline, timeout=timeout)
+            collected = collect_learner(
+                learner, into, caps=caps, deadline=deadline, timeout=timeout,
+                allow_local=allow_local, say=say,
+            )  # fmt: skip
         except CollectFailed as exc:
             failed.append(learner.name)
             kept = manifest.get(learner.name, {}).get("commit")
@@ -185,37 +232,95 @@ def collect_class(
 
 
 def collect_learner(
-    learner: Learner, into: Path, *, deadline: datetime | None = None, timeout: float
+    learner: Learner,
+    into: Path,
+    *,
+    caps: Caps,
+    timeout: float,
+    deadline: datetime | None = None,
+    allow_local: bool = False,
+    say: Callable[[str], None] = print,
 ) -> Collected:
     """Clone ``learner``'s repository and write its notebooks to ``into/<name>/``.
 
-    The learner's folder is replaced only once everything was read. Raises
-    CollectFailed, and changes nothing under ``into``, when the repository cannot
-    be cloned in ``timeout`` seconds, has no commit (before ``deadline``, when
-    given), or holds no notebook.
+    ``say`` gets one line for each notebook left out (an unsafe path, over ``caps``,
+    or not writable), naming the learner, the path and why. The learner's folder is
+    replaced only once everything was read. Raises CollectFailed, and changes
+    nothing under ``into``, when the repository cannot be cloned in ``timeout``
+    seconds (a local one without ``allow_local``), has no commit (before
+    ``deadline``, when given), or holds no notebook that can be collected.
     """
     target = into / learner.name
     if target.resolve().parent != into.resolve():
         raise CollectFailed(f"the name {learner.name!r} does not name a folder in {into}")
     with tempfile.TemporaryDirectory(prefix="collect-") as scratch:
         clone = Path(scratch) / "repository.git"
-        _clone(learner.repository, clone, timeout, shallow=deadline is None)
+        _clone(learner.repository, clone, timeout, deadline is None, allow_local)
         commit = _commit(clone, deadline, timeout)
-        notebooks = _notebooks(clone, commit, timeout)
-        if not notebooks:
-            raise CollectFailed(
-                f"the repository holds no notebook (.ipynb) outside {_COURSE_COPY_PATH}/ "
-                f"at commit {commit[:12]}"
-            )
         staging = into / f".{learner.name}.collecting"
         _remove(staging)
-        for path, blob in notebooks.items():
-            written = staging / path
-            written.parent.mkdir(parents=True, exist_ok=True)
-            written.write_bytes(_git(clone, ["cat-file", "blob", blob], timeout).stdout)
+        written: list[str] = []
+        try:
+            for path, blob in _notebooks(clone, commit, caps, timeout, learner.name, say):
+                try:
+                    write_blob(clone, blob, staging, path, timeout)
+                except (UnsafePath, OSError) as exc:
+                    reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+                    say(f"{learner.name}: skipped {clean(str(path))}: {reason}")
+                    continue
+                written.append(str(path))
+            if not written:
+                raise CollectFailed(
+                    "the repository holds no notebook (.ipynb) outside "
+                    f"{_COURSE_COPY_PATH}/ at commit {commit[:12]}"
+                )
+        except CollectFailed:
+            _remove(staging)
+            raise
         _remove(target)
         staging.rename(target)
-    return Collected(learner, commit, tuple(notebooks))
+    return Collected(learner, commit, tuple(written))
+
+
+def checked_path(name: bytes) -> PurePosixPath:
+    """``name``, a path of a tree as ``git ls-tree`` gives it, as a relative path that
+    stays inside the folder it is joined to.
+
+    Raises UnsafePath, saying why, when ``name`` is not UTF-8, is absolute, has an
+    empty, ``.`` or ``..`` part, or holds a backslash or a character of Unicode's
+    category C (controls, format characters such as the bidi controls, surrogates,
+    private-use and unassigned ones). git's own object checks refuse most of these
+    before any is listed; this is the check that holds when they did not run.
+    """
+    try:
+        text = name.decode("utf-8")  # strictly: no surrogate escapes
+    except UnicodeDecodeError:
+        raise UnsafePath("its name is not UTF-8") from None
+    if text.startswith("/"):
+        raise UnsafePath("it is an absolute path")
+    if "\\" in text:
+        raise UnsafePath("its name holds a backslash")
+    if any(unicodedata.category(character).startswith("C") for character in text):
+        raise UnsafePath("its name holds a control, format or unassigned character")
+    if any(part in ("", ".", "..") for part in text.split("/")):
+        raise UnsafePath("its path has an empty, '.' or '..' part")
+    return PurePosixPath(text)
+
+
+def write_blob(clone: Path, blob: str, folder: Path, path: PurePosixPath, timeout: float) -> None:
+    """Write ``blob`` of ``clone`` to ``folder / path``, streamed from git to the file.
+
+    Raises UnsafePath when the joined path resolves outside ``folder``, and OSError
+    when it cannot be made; the file is made new, never through a symbolic link, and
+    never over a file that is already there.
+    """
+    written = folder / path
+    if not written.resolve().is_relative_to(folder.resolve()):
+        raise UnsafePath(f"it resolves outside the learner's folder {folder}")
+    written.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(written, flags, 0o644), "wb") as out:
+        _git(clone, ["cat-file", "blob", blob], timeout, stdout=out)
 
 
 def redact(text: str) -> str:
@@ -223,15 +328,33 @@ def redact(text: str) -> str:
     return _USERINFO.sub(r"\1", text)
 
 
-def _clone(repository: str, clone: Path, timeout: float, shallow: bool) -> None:
+def _clone(repository: str, clone: Path, timeout: float, shallow: bool, allow_local: bool) -> None:
+    """Clone ``repository`` bare; git checks every object it receives (``fsck``).
+
+    ``--no-local``: a local clone copies the objects as files and checks none.
+    """
     depth = ["--depth", "1"] if shallow else []
+    settings = {
+        "protocol.ext.allow": "never",
+        "protocol.file.allow": "always" if allow_local else "never",
+        "transfer.fsckObjects": "true",
+        "fetch.fsckObjects": "true",
+    }
+    options = [option for key, value in settings.items() for option in ("-c", f"{key}={value}")]
     done = _run(
-        ["git", "-c", "protocol.ext.allow=never", "clone", "--bare", "--quiet", *depth]
+        ["git", *options, "clone", "--bare", "--quiet", "--no-local", *depth]
         + ["--", repository, str(clone)],
         timeout,
     )
-    if done.returncode != 0:
-        raise CollectFailed(f"cannot clone {redact(repository)}: {_git_reason(done.stderr)}")
+    if done.returncode == 0:
+        return
+    shown = clean(redact(repository))
+    if b"transport 'file' not allowed" in done.stderr:
+        raise CollectFailed(
+            f"cannot clone {shown}: it is a local path or a file:// URL, collected only "
+            "with --allow-local"
+        )
+    raise CollectFailed(f"cannot clone {shown}: {_git_reason(done.stderr)}")
 
 
 def _commit(clone: Path, deadline: datetime | None, timeout: float) -> str:
@@ -251,60 +374,91 @@ def _commit(clone: Path, deadline: datetime | None, timeout: float) -> str:
     return max(before)[1]
 
 
-def _notebooks(clone: Path, commit: str, timeout: float) -> dict[str, str]:
-    """The notebooks of ``commit`` to collect: their paths in the repository and blobs."""
-    listing = _git(clone, ["ls-tree", "-r", "-z", "--full-tree", commit], timeout).stdout
-    found: dict[str, str] = {}
-    for entry in listing.decode("utf-8", errors="surrogateescape").split("\0"):
-        if not entry:
+def _notebooks(
+    clone: Path, commit: str, caps: Caps, timeout: float, learner: str, say: Callable[[str], None]
+) -> list[tuple[PurePosixPath, str]]:
+    """The notebooks of ``commit`` to collect, by path: each path and its blob.
+
+    Left out without a word: the course copy and hidden folders. Left out with a
+    line to ``say``: an unsafe path (:func:`checked_path`), a link or submodule, a
+    notebook over ``caps.notebook_bytes`` (its size as git stored it, read before
+    anything is written), and the notebooks after the first ``caps.notebooks``.
+    """
+    # --long: each blob's size, from git's object header
+    listing = _git(clone, ["ls-tree", "-r", "-z", "--long", "--full-tree", commit], timeout)
+    found: list[tuple[PurePosixPath, str]] = []
+    for entry in listing.stdout.split(b"\0"):
+        info, _, name = entry.partition(b"\t")
+        if not name.endswith(b".ipynb"):
             continue
-        info, _, name = entry.partition("\t")
-        mode, kind, blob = info.split()
-        path = PurePosixPath(name)
-        if (
-            kind == "blob"
-            and mode in _REGULAR_FILE_MODES  # not a symbolic link
-            and path.suffix == ".ipynb"
-            and not any(part.startswith(".") for part in path.parts)
-            and not path.is_relative_to(_COURSE_COPY_PATH)
+        mode, kind, blob, size = info.decode().split()
+        try:
+            path = checked_path(name)
+        except UnsafePath as exc:
+            say(f"{learner}: skipped {clean(name.decode(errors='replace'))}: {exc}")
+            continue
+        if any(part.startswith(".") for part in path.parts) or path.is_relative_to(
+            _COURSE_COPY_PATH
         ):
-            found[name] = blob
+            continue
+        why = ""
+        if kind != "blob" or mode not in _REGULAR_FILE_MODES:
+            why = "not a regular file (a symbolic link or a submodule)"
+        elif int(size) > caps.notebook_bytes:
+            why = f"{int(size):,} bytes, over the limit of {caps.notebook_bytes:,} a notebook"
+        elif len(found) == caps.notebooks:
+            why = f"over the limit of {caps.notebooks} notebooks a learner"
+        if why:
+            say(f"{learner}: skipped {clean(str(path))}: {why}")
+            continue
+        found.append((path, blob))
     return found
 
 
-def _git(clone: Path, args: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
-    done = _run(["git", "-C", str(clone), *args], timeout)
+def _git(
+    clone: Path, args: list[str], timeout: float, stdout: IO[bytes] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    done = _run(["git", "-C", str(clone), *args], timeout, stdout)
     if done.returncode != 0:
         raise CollectFailed(f"git {args[0]} failed: {_git_reason(done.stderr)}")
     return done
 
 
-def _run(command: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
-    """Run git without a terminal prompt; stop it and whatever it started after ``timeout``."""
+def _run(
+    command: list[str], timeout: float, stdout: IO[bytes] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git without a terminal prompt; stop it and whatever it started after ``timeout``.
+
+    Its output goes to ``stdout`` when given (a file: nothing of it is held here),
+    else it is returned.
+    """
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GCM_INTERACTIVE="never")
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if stdout is None else stdout,
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=True,  # its own process group: a timeout stops ssh or curl too
     )
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        output, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise CollectFailed(f"git took more than {timeout:g} s and was stopped") from None
-    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(command, process.returncode, output or b"", stderr)
 
 
 def _git_reason(stderr: bytes) -> str:
-    """git's own reason, on one line: its last ``fatal:`` line, else its last line."""
+    """git's own reason, on one line and cleaned: its first ``error:`` line (what an object
+    check found), else its last ``fatal:`` line, else its last line."""
     lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
+    errors = [line.removeprefix("error: ") for line in lines if line.startswith("error:")]
     fatal = [line.removeprefix("fatal: ") for line in lines if line.startswith("fatal:")]
-    return redact((fatal or lines or ["git gave no reason"])[-1])
+    reason = errors[0] if errors else (fatal or lines or ["git gave no reason"])[-1]
+    return clean(redact(reason))
 
 
 def _make_folder(into: Path) -> None:

@@ -7,7 +7,8 @@ and nothing from which a reference solution or a hidden test can be read:
   the book (``../../book/<id>.md``, which the release does not hold): with a book's
   address (``--book-url``) they link its page there, else they name the chapter in
   the course's book. nbgrader has removed the solution regions and the hidden tests,
-  and each reference solution is there only sealed (see :mod:`autograder.learner.sealing`);
+  and each reference solution is there only sealed (see :mod:`autograder.learner.sealing`),
+  or not at all with ``--no-solutions``;
 - the ``autograder`` package, with its own copy of those notebooks in
   ``autograder/course/`` and the chapters' reading order in its
   ``chapters.json``: ``check`` and ``status`` read the visible tests, points and
@@ -27,6 +28,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+
+import nbformat
 
 from autograder.author.checks import stale_exercises
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
@@ -78,11 +81,12 @@ class ReleaseError(Exception):
     """The release cannot be written; the message is the one-line reason."""
 
 
-def write_release(out: Path, book_url: str | None = None) -> list[Path]:
+def write_release(out: Path, book_url: str | None = None, solutions: bool = True) -> list[Path]:
     """Write the learners' repository into ``out``; return its files, relative to ``out``.
 
     ``book_url`` is the published book's address (see :mod:`autograder.load.book`),
-    which the notebooks, the checker's messages and the README link to.
+    which the notebooks, the checker's messages and the README link to. Without
+    ``solutions`` the notebooks hold no sealed solution (see :func:`withheld`).
 
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
@@ -90,7 +94,7 @@ def write_release(out: Path, book_url: str | None = None) -> list[Path]:
     when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
-    files = release_files(book_url)
+    files = release_files(book_url, solutions)
     for relative, content in files.items():
         target = out / relative
         try:
@@ -101,7 +105,7 @@ def write_release(out: Path, book_url: str | None = None) -> list[Path]:
     return sorted(files)
 
 
-def release_files(book_url: str | None = None) -> dict[Path, bytes]:
+def release_files(book_url: str | None = None, solutions: bool = True) -> dict[Path, bytes]:
     """Every file of the release, by its path relative to the release's root."""
     if book_url is not None:
         try:
@@ -115,6 +119,8 @@ def release_files(book_url: str | None = None) -> dict[Path, bytes]:
     for notebook in course.notebooks:
         text = notebook.path.read_text(encoding="utf-8")
         require_no_markers(notebook.path, text)
+        if not solutions:
+            text = withheld(text)
         content = released_notebook(notebook.path, text, book_url).encode()
         files[notebook.path.relative_to(REPO_ROOT)] = content
         files[copy / notebook.id / notebook.filename] = content
@@ -200,6 +206,18 @@ def learner_requirements(course_requirements: str) -> str:
 def _requirement_name(line: str) -> str:
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
     return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else ""
+
+
+def withheld(text: str) -> str:
+    """Notebook ``text`` with no sealed solution: each solution cell says instead that the
+    release withholds it, which ``solution()`` tells the learner."""
+    nb = nbformat.reads(text, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            course = cell.metadata.setdefault("course", {})
+            course.pop("sealed", None)
+            course["withheld"] = True
+    return nbformat.writes(nb) + "\n"
 
 
 def released_notebook(path: Path, text: str, book_url: str | None) -> str:

@@ -74,6 +74,12 @@ def sealed_solution(function: GradedFunction, namespace: dict[str, Any]) -> str:
     return sealing.seal(readable_solution(function.source), key)
 
 
+def sealable(function: GradedFunction) -> bool:
+    """Whether ``function``'s reference solution ships sealed: it has probes, and no library
+    call computes its answers (``answered_by``), which would open the seal unsolved."""
+    return bool(function.probes) and not function.answered_by
+
+
 def reference_seals(notebook: ExerciseNotebook) -> dict[str, str]:
     """Each probed function's sealed solution, by name.
 
@@ -90,7 +96,7 @@ def reference_seals(notebook: ExerciseNotebook) -> dict[str, str]:
         if isinstance(seals, dict) and all(isinstance(v, str) for v in seals.values()):
             return seals
     namespace = reference_namespace(notebook)
-    seals = {f.name: sealed_solution(f, namespace) for f in notebook.functions if f.probes}
+    seals = {f.name: sealed_solution(f, namespace) for f in notebook.functions if sealable(f)}
     with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
         kept.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=kept.parent, suffix=".tmp")

@@ -39,7 +39,13 @@ KNOWN_EXCEPTIONS: frozenset[str] = frozenset(
     "HelperNotJitted",
     "HelperStatic",
     "NotANotebookFunction",
+    "WatchUntrusted",
 }
+
+
+def known_type(name: str) -> str:
+    """``name`` where it is one of :data:`KNOWN_EXCEPTIONS`, else "Exception"."""
+    return name if name in KNOWN_EXCEPTIONS else "Exception"
 
 
 class LearnerError(Exception):
@@ -52,7 +58,7 @@ class LearnerError(Exception):
 
     def __init__(self, function: str, info: dict[str, str]) -> None:
         self.learner_type = str(info.get("type", "Exception"))
-        self.type = self.learner_type if self.learner_type in KNOWN_EXCEPTIONS else "Exception"
+        self.type = known_type(self.learner_type)
         super().__init__(f"{function} raised {self.type}")
         self.function = function
         self.message = str(info.get("message", ""))

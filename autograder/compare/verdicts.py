@@ -72,6 +72,12 @@ _WATCHER_TEMPLATES = {
         "the jitted helper the test watches",
     ),
     "NotANotebookFunction": ("{function} is not a function defined in the notebook.", ""),
+    "WatchUntrusted": (
+        "{function}: the notebook's code changed how Python runs it (a profile hook, ctypes, "
+        "or threads left running), so the calls it makes could not be checked: leave them out "
+        "of the exercise.",
+        "",
+    ),
     "WatcherError": (
         "{function}: the notebook lacks something the test watches for: keep the "
         "helpers the exercise gives, by their names and decorators.",

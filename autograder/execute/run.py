@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import select
 import signal
 import time
@@ -19,7 +20,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.compare.failures import (
+    CallTimeout,
+    FunctionMissing,
+    LearnerError,
+    WorkerCrashed,
+    known_type,
+)
 from autograder.execute import channel, cpu_time, wire
 from autograder.isolate import zygotes
 from autograder.isolate.processes import TASKS
@@ -185,7 +192,7 @@ class WorkerProcess:
             first = CallLimit(timeout, WAITING_FACTOR * timeout, why)
             return self._metered(first, derive, cpu_before)
         except channel.ChannelTimeout:
-            self.close()
+            self._end(wait=0.0)
             raise CallTimeout(timeout, why) from None
         except (channel.ChannelClosed, channel.ChannelError) as exc:
             # give a dying worker a moment to report its own exit status
@@ -213,7 +220,7 @@ class WorkerProcess:
             if not derived:  # the next round first looks for an answer given meanwhile
                 limit, derived = derive(), True
                 continue
-            self.close()
+            self._end(wait=0.0)
             raise CallTimeout(limit.cpu, limit.why)
         elapsed = time.monotonic() - started
         return channel.receive(self._from_worker, timeout=max(limit.wall - elapsed, 1.0))
@@ -230,14 +237,21 @@ class WorkerProcess:
         return None if self._host_pid is None else cpu_time.cpu_seconds(self._host_pid)
 
     def close(self) -> None:
-        """Kill the worker and everything it started, and remove its scratch directory."""
-        self._end(wait=0.0)
+        """The grader is done with the worker: kill it and everything it started, and
+        remove its scratch directory. Its zygote may fork the next worker, if it proves
+        its sandbox clean."""
+        self._end(wait=0.0, finished=True)
 
-    def _end(self, wait: float) -> int | None:
+    def abandon(self) -> None:
+        """End a worker found dead between requests: its zygote forks no other worker."""
+        self._end(wait=2.0)
+
+    def _end(self, wait: float, finished: bool = False) -> int | None:
+        """Kill the worker; unless ``finished``, its zygote too (see ``Zygote.end``)."""
         code = None
         if not self._ended:
             self._ended = True
-            code = self._zygote.end(self.pid, wait)
+            code = self._zygote.end(self.pid, wait, finished)
         for fd in (self._to_worker, self._from_worker):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -261,6 +275,11 @@ class NotebookRun:
     runs on the first call; ``problems`` then says which cells failed or were
     skipped. Calls are counted per test (:meth:`start_test`); ``call_times``
     records how long each answered call took, by (test label, call number).
+
+    Once a test with hidden inputs has started (``hidden_inputs_given``), the
+    notebook's cells that run again in a restarted worker are noted in the grader's
+    words only: the error's type among the known ones, never its message or an exit
+    code. The learner's code has seen those inputs, and runs again in that worker.
     """
 
     cells: list[tuple[int, str]]
@@ -274,6 +293,7 @@ class NotebookRun:
     _skipped: set[int] = field(default_factory=set)
     _started: bool = False
     _restarts: int = 0
+    hidden_inputs_given: bool = False
 
     def __post_init__(self) -> None:
         # The zygote starts now and imports JAX while the grader prepares the tests;
@@ -281,9 +301,11 @@ class NotebookRun:
         with contextlib.suppress(zygotes.ZygoteFailed):
             _zygote_for(self.limits)
 
-    def start_test(self, label: str) -> None:
-        """Count the calls that follow as test ``label``'s, from 0."""
+    def start_test(self, label: str, hidden: bool = False) -> None:
+        """Count the calls that follow as test ``label``'s, from 0; ``hidden``: the test
+        gives the learner's code hidden inputs."""
         self._test, self._calls = label, itertools.count()
+        self.hidden_inputs_given |= hidden
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the learner's ``name`` in the worker and return its result as plain data.
@@ -376,7 +398,7 @@ class NotebookRun:
         if self._worker is not None and self._worker.alive:
             return self._worker
         if self._worker is not None:  # a zygote runs one worker at a time
-            self._worker.close()
+            self._worker.abandon()
         self._worker = self._restart() if self._started else self._run_cells()
         self._started = True
         return self._worker
@@ -409,18 +431,50 @@ class NotebookRun:
             try:
                 reply = worker.request({"op": "exec", "cell": number, "source": source}, limit)
             except CallTimeout:
-                self._skip(number, f"did not finish within {limit:g} s; graded without it")
+                within = "its time limit" if self._after_hidden else f"{limit:g} s"
+                self._skip(number, f"did not finish within {within}; graded without it")
                 return self._restart()
             except WorkerCrashed as exc:
-                self._skip(number, f"ended the worker ({exc}); graded without it")
+                self._skip(
+                    number, f"ended the worker{self._detail(f' ({exc})')}; graded without it"
+                )
                 return self._restart()
             except wire.WireError as exc:  # the reply was read, and refused
-                self._note(number, f"sent a reply the grader refused: {exc}")
+                self._note(number, f"sent a reply the grader refused{self._detail(f': {exc}')}")
                 continue
             if not reply.get("ok"):
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-                self._note(number, f"raised {error.get('type')}: {error.get('message')}")
+                self._note(number, self._raised(error))
+            # the names are the worker's to choose: after hidden inputs, they could carry them
+            changed = [] if self._after_hidden else _jax_names(reply.get("changed"))
+            if changed:
+                self._note(
+                    number,
+                    f"replaces JAX's own {', '.join(changed)}: the tests watched JAX's own "
+                    "functions, but checks of how the functions work could be misled; worth a look",
+                )
         return worker
+
+    @property
+    def _after_hidden(self) -> bool:
+        """Whether a worker of this notebook may have been given hidden inputs: the cells
+        run first before any call, so only a restart comes after them."""
+        return self.hidden_inputs_given and self._started
+
+    def _detail(self, said: str) -> str:
+        """What the worker said, for a note; nothing once hidden inputs were given."""
+        return "" if self._after_hidden else said
+
+    def _raised(self, error: dict[str, Any]) -> str:
+        """A cell's error: its type and message, or once hidden inputs were given, only
+        its type where it is a known one (a class's name is the learner's choice)."""
+        if not self._after_hidden:
+            return f"raised {error.get('type')}: {error.get('message')}"
+        kind = known_type(str(error.get("type")))
+        return (
+            f"raised {'an exception' if kind == 'Exception' else kind} (its message is not "
+            "shown once hidden tests have run)"
+        )
 
     def _skip(self, number: int, text: str) -> None:
         self._skipped.add(number)
@@ -430,6 +484,21 @@ class NotebookRun:
         problem = CellProblem(number, text)
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+_JAX_NAME = re.compile(r"jax(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _jax_names(value: Any, shown: int = 5) -> list[str]:
+    """The dotted names of JAX's a worker says a cell replaced, the first ``shown`` of them
+    (and how many more): a worker's reply is the learner's to forge, so only names."""
+    names = (
+        [n for n in value if isinstance(n, str) and _JAX_NAME.fullmatch(n)]
+        if isinstance(value, list)
+        else []
+    )
+    more = [f"{len(names) - shown} more"] if len(names) > shown else []
+    return names[:shown] + more
 
 
 def _seconds(value: Any) -> float | None:

@@ -28,7 +28,7 @@ from typing import Any
 import jax
 
 from autograder.execute import channel, wire
-from autograder.learner.watchers import WATCHERS
+from autograder.learner.watchers import WATCHERS, changed_since_before_cells, remember_before_cells
 from autograder.load.learner_notebook import cell_label
 
 MAX_MESSAGE_TEXT = 2000
@@ -109,6 +109,8 @@ class Worker:
         # nothing. (A learner who patches JAX or the watchers' own module can still make
         # them misreport: see book/security.md.)
         self.watchers = dict(WATCHERS)
+        remember_before_cells()
+        self.changed: set[str] = set()  # of JAX's functions, told once each
         # Time JAX spends tracing, lowering and compiling, reported with each call's
         # answer with the call's CPU time: the reference solutions' CPU time sets the
         # call limits, their compiling kept apart (autograder.execute.run). A learner's
@@ -154,14 +156,20 @@ class Worker:
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
 
     def exec_cell(self, index: int, source: str) -> dict[str, Any]:
+        """Run a cell; the reply names what of JAX the cell replaced (``"changed"``), which
+        the report notes: the watchers watch JAX's own functions whatever took their place."""
         filename = cell_filename(index)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         try:
             code = compile(to_python(source), filename, "exec", dont_inherit=True)
             exec(code, self.namespace)
         except BaseException as exc:  # noqa: BLE001 - a learner's cell may raise anything
-            return {"ok": False, "error": describe_exception(exc)}
-        return {"ok": True}
+            reply = {"ok": False, "error": describe_exception(exc)}
+        else:
+            reply = {"ok": True}
+        changed = [name for name in changed_since_before_cells() if name not in self.changed]
+        self.changed.update(changed)
+        return {**reply, "changed": changed} if changed else reply
 
     def missing(self, name: str | None = None) -> dict[str, Any]:
         """The answer to a call of a name the notebook does not define."""

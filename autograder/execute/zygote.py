@@ -17,12 +17,32 @@ control socket it answers:
   signal, None when it had to be killed).
 
 ``clean`` is the proof that the next worker, another learner's, finds nothing of
-this one (:class:`Proof`): under bubblewrap the rest of the sandbox is read-only,
-SysV IPC, message queues and keyrings are refused (:mod:`autograder.isolate.seccomp`),
-and the zygote holds no writable memory shared with its children; so it answers
-true only when, as pid 1, it has seen every other process gone, both writable
-folders empty, and its own limits, priority and scheduling as they were at its
-start. Without bubblewrap it answers true: there is no sandbox to prove anything of.
+this one (:class:`Proof`). Under bubblewrap the rest of the sandbox is read-only,
+SysV IPC, message queues and keyrings are refused and sockets are made for
+``AF_UNIX`` only (:mod:`autograder.isolate.seccomp`), and the zygote holds no
+writable memory shared with its children; so it answers true only when, as pid 1,
+it has seen every other process gone, both writable folders empty, no socket left
+in the sandbox's network namespace (``/proc/net/tcp``, ``udp``, ``raw``, ``unix``
+and the rest hold nothing: a connection in TIME_WAIT outlives its process, and a
+Unix socket sent over itself outlives its owners until the kernel collects it),
+and its own limits, priority and scheduling as they were at its start. Without
+bubblewrap it answers true: there is no sandbox to prove anything of.
+
+What the proof does not cover are the sandbox's counters: the next pid of its pid
+namespace, and the next inode number of ``/tmp`` and ``/dev/shm``. Only the kernel
+moves them, and they only go up; a worker moves them by how many processes,
+threads and files it makes, and the next worker reads them in its own pid and its
+first file's inode number. So the grader never reuses a zygote after a worker that
+ended otherwise than by the grader's own end of a finished notebook: one that
+exited or died by itself, or was stopped for a timeout, is followed by a new
+sandbox (:meth:`autograder.isolate.zygotes.Zygote.end`), its restart included. After
+a finished notebook the counters still carry, to the next learner's worker, how many
+processes, threads and files the last one made: two numbers, as large as its time
+limits let it count. Passing anything that way takes two learners acting together,
+graded one after the other by the same zygote, the second one reading the numbers in
+a cell before its hidden tests run; an honest learner neither sends nor reads them.
+A new sandbox for every notebook would close it too, at the cost of a zygote's start
+per notebook.
 
 The zygote makes itself non-dumpable, so a worker (same user, no capabilities
 under bubblewrap) can neither trace it nor read or write its memory. Under
@@ -252,9 +272,10 @@ class Proof:
 
     A worker runs as the zygote's user, so beyond the writable folders it can change
     what the next worker inherits from pid 1: its resource limits, priority and CPU
-    scheduling (``prlimit``, ``setpriority``, ``sched_setaffinity`` on pid 1). Without
-    the seccomp filter, SysV IPC, message queues and keyrings could hold state too,
-    so then no worker's sandbox is proven clean.
+    scheduling (``prlimit``, ``setpriority``, ``sched_setaffinity`` on pid 1), and it
+    can leave sockets in the sandbox's network namespace. Without the seccomp filter,
+    SysV IPC, message queues and keyrings could hold state too, so then no worker's
+    sandbox is proven clean. The pid and inode counters are not proven (see the module).
     """
 
     def __init__(self, keep: tuple[str, ...]) -> None:
@@ -270,10 +291,37 @@ class Proof:
         emptied = [_emptied(folder, self.keep) for folder in bubblewrap.WRITABLE]
         return (
             all(emptied)
+            and no_sockets_left()
             and self.filtered
             and not self.shares_memory
             and _inherited_settings() == self.settings
         )
+
+
+SOCKET_TABLES = (
+    "tcp", "tcp6", "udp", "udp6", "udplite", "udplite6", "raw", "raw6", "icmp", "icmp6",
+    "packet", "unix",
+)  # fmt: skip
+"""The tables of ``/proc/net`` that list the sockets of the reader's network namespace."""
+
+
+def no_sockets_left(tables: str = "/proc/net") -> bool:
+    """Whether every socket table of this network namespace holds its header line only.
+
+    The zygote's own channel to the grader was made outside the sandbox, so it is
+    listed in the grader's namespace, not here. A table the kernel lacks (no IPv6)
+    holds no socket; one that cannot be read proves nothing.
+    """
+    for name in SOCKET_TABLES:
+        try:
+            with open(os.path.join(tables, name)) as table:
+                if len(table.read().splitlines()) > 1:
+                    return False
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+    return True
 
 
 def _inherited_settings() -> tuple[object, ...]:

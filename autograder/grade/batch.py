@@ -35,7 +35,7 @@ from autograder.grade.submission import cleaned_files, grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
-from autograder.load.course import Course, course_fingerprint
+from autograder.load.course import Course, CourseError, course_fingerprint
 from autograder.load.submissions import Submission
 from autograder.report.model import (
     ExerciseResult,
@@ -312,7 +312,9 @@ class _GradingProcess:
         return self.connection.poll() or not self.process.is_alive()
 
     def outcome(self) -> StudentResult | int | None:
-        """The unit's result; or the dead process's exit code (None if unknown)."""
+        """The unit's result; or the dead process's exit code (None if unknown).
+
+        Raises the CourseError (a course file changed) the process met."""
         unit, self.unit = self.unit, None
         try:
             reply = self.connection.recv()
@@ -321,6 +323,8 @@ class _GradingProcess:
             return self.process.exitcode
         if isinstance(reply, str):  # the grader's own code raised: a bug, so stop
             raise RuntimeError(f"grading {unit and unit[2].student} failed:\n{reply}")
+        if isinstance(reply, CourseError):  # the course changed: the run stops, as in one process
+            raise reply
         return reply
 
     def close(self) -> None:
@@ -338,7 +342,9 @@ def _serve(connection: Connection, course: Course, limits: Limits, seed: int) ->
     """A grading process: grade each submission handed in, until handed None."""
     while (piece := connection.recv()) is not None:
         try:
-            result: StudentResult | str = _grade_one(piece, course, limits, seed)
+            result: StudentResult | str | CourseError = _grade_one(piece, course, limits, seed)
+        except CourseError as exc:
+            result = exc
         except Exception:  # noqa: BLE001 - raised again in the grader's own process
             result = traceback.format_exc()
         connection.send(result)

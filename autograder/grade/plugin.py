@@ -25,7 +25,7 @@ from autograder.devices import use_cpu_devices
 from autograder.execute import wire
 from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
 from autograder.learner.watchers import WATCHERS
-from autograder.load.course import ExerciseNotebook, TestCell
+from autograder.load.course import CourseError, ExerciseNotebook, TestCell
 from autograder.load.learner_notebook import (
     CourseCells,
     NotebookDamaged,
@@ -46,9 +46,14 @@ _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 def reference_notebooks(
     exercise: ExerciseNotebook,
 ) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
-    """The learner's version of the notebook and the course's source, for tamper checks."""
-    released = nbformat.read(exercise.released_path, as_version=4)
-    return released, nbformat.read(exercise.path, as_version=4)
+    """The learner's version of the notebook and the course's source, for tamper checks,
+    from their bytes as the course was loaded (raises CourseChanged otherwise)."""
+    released, source = exercise.released_bytes(), exercise.source_bytes()
+    if released is None:
+        raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
+    return nbformat.reads(released.decode(), as_version=4), nbformat.reads(
+        source.decode(), as_version=4
+    )
 
 
 @functools.cache
@@ -58,7 +63,11 @@ def course_copy(exercise: ExerciseNotebook) -> CourseCells:
 
 
 def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
-    """The course's setup cell, run once in the grader's process (it is the course's own code)."""
+    """The course's setup cell, run once in the grader's process (it is the course's own code).
+
+    Its source is the one :func:`~autograder.load.course.load_course` read at the start,
+    never read again (see :class:`~autograder.load.course.CourseChanged`).
+    """
     if exercise.path not in _TRUSTED_SETUP:
         use_cpu_devices()  # before the first setup cell's JAX operation, as in the worker
         namespace: dict[str, Any] = {"__name__": "__grader__"}
@@ -132,8 +141,7 @@ class NotebookContext:
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
         self.rebinding_given: list[str] = []
-        # whether a test cell with hidden tests has run, so the worker may hold hidden inputs
-        self.hidden_inputs_given = False
+        exercise.check_unchanged()  # raises, out of pytest: the run stops
         if path is None:
             self.problem = Verdict(
                 "missing", f"{exercise.filename} was not found in the submission."
@@ -159,15 +167,15 @@ class NotebookContext:
     def verdict(self, test: TestCell) -> Verdict:
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded", kind="not-graded")
-        self.run.start_test(test.grade_id)
+        # whether an earlier test cell had hidden tests, so the worker may hold hidden inputs
+        after_hidden = self.run.hidden_inputs_given
+        self.run.start_test(test.grade_id, hidden=bool(test.hidden_lines))
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
             if any(value is watcher for watcher in WATCHERS.values()):
                 namespace[name] = RemoteWatcher(self.run, value.__name__)
         for name in test.free_names - namespace.keys():
             namespace[name] = RemoteFunction(self.run, name)
-        after_hidden = self.hidden_inputs_given
-        self.hidden_inputs_given |= bool(test.hidden_lines)
         return run_test_cell(test, namespace, self.exercise.filename, after_hidden)
 
     def close(self) -> None:

@@ -60,8 +60,9 @@ def grade_submission(
                     exercise.filename,
                     clean(
                         f"the learner's own {cells} reach into the grader or JAX (autograder, "
-                        "sys.modules, jax._src, or setting JAX's attributes): checks of how "
-                        "the functions work could be misled; worth a look"
+                        "sys.modules, jax._src, ctypes, JAX's registry, or setting JAX's "
+                        "attributes): checks of how the functions work could be misled; "
+                        "worth a look"
                     ),
                 )
             )

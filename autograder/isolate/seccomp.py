@@ -5,9 +5,17 @@ kernel's keyrings, BPF, io_uring or performance counters, or load kernel
 modules; each is attack surface on the kernel that every learner shares. SysV
 IPC and POSIX message queues are refused too: they live in the sandbox's IPC
 namespace, not in a file, so a worker could leave one there for the next worker
-of the same sandbox (see :mod:`autograder.execute.zygote`). Everything else is
-allowed: the filter is a deny list, because numpy, XLA and the libraries'
-threads make a long, version-dependent list of calls.
+of the same sandbox (see :mod:`autograder.execute.zygote`).
+
+Sockets are made for ``AF_UNIX`` only, which stays inside the sandbox (it is what
+Python's own ``socketpair`` uses; a worker's channel to the grader is a pair of
+pipes). Every other family is refused with "address family not supported": a
+network namespace walls off the internet families but not all of them (``AF_VSOCK``
+reaches the hypervisor of a virtual machine from any namespace), and a TCP
+connection's TIME_WAIT outlives the worker that made it, in the sandbox's tables.
+
+Everything else is allowed: the filter is a deny list, because numpy, XLA and the
+libraries' threads make a long, version-dependent list of calls.
 
 The filter is compiled by libseccomp (Debian's ``libseccomp2``, through the
 ``pyseccomp`` binding), which knows each architecture's call numbers.
@@ -18,6 +26,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import socket
 import tempfile
 
 REFUSED = (
@@ -63,6 +72,9 @@ def _compiled() -> bytes | None:
     for flag in CLONE_NEW_FLAGS:  # clone's flags are its first argument on x86-64 and arm64
         refused = seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag)
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", refused)
+    for call in ("socket", "socketpair"):  # the family is the first argument
+        other_family = seccomp.Arg(0, seccomp.NE, socket.AF_UNIX)
+        rules.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), call, other_family)
     # clone3 passes its flags in memory, where a filter cannot read them: "not implemented"
     # makes the C library fall back to clone, which the rules above see.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")

@@ -7,9 +7,11 @@ process cap a worker gets, and asks it for a freshly forked worker per notebook.
 Each worker is still a new process with its own scratch directory, address-space
 limit and session; when the grader is done with it, the zygote kills it and
 everything it started, and empties the sandbox's ``/tmp`` and ``/dev/shm``, the
-only places a worker can write. A zygote serves the next learner only when it
-proves its sandbox as it was at its start (:class:`autograder.execute.zygote.Proof`):
-one that cannot is closed, and the next worker starts in a new sandbox.
+only places a worker can write. A zygote serves the next learner only after a
+worker the grader finished (not one that ended by itself or timed out), and only
+when it proves its sandbox as it was at its start
+(:class:`autograder.execute.zygote.Proof`): otherwise it is closed, and the next
+worker starts in a new sandbox.
 
 Python's own ``multiprocessing`` forkserver does the same for trusted code; it
 is not used because the fork must happen inside bubblewrap, with file descriptors
@@ -188,19 +190,22 @@ class Zygote:
             raise ZygoteFailed(str(answer.get("error", "the zygote did not fork")))
         return answer["pid"], grader_writes, grader_reads
 
-    def end(self, pid: int, wait: float = 0.0) -> int | None:
+    def end(self, pid: int, wait: float = 0.0, finished: bool = False) -> int | None:
         """Stop a worker and all it started; its exit code if it had already ended by itself.
 
-        Under bubblewrap the zygote then proves its sandbox clean (see
-        :mod:`autograder.execute.zygote`); a zygote that cannot is closed, so the
-        next worker starts in a new sandbox.
+        ``finished`` says the grader is done with a worker that answered all it was
+        asked. Only then, and only if the worker had not ended by itself, is the zygote
+        kept for the next worker, and only if it proves its sandbox clean (see
+        :mod:`autograder.execute.zygote`): otherwise it is closed, so the next worker
+        starts in a new sandbox, with none of the counters this one moved.
         """
         code: int | None = None
         try:
             self.control.sendall(json.dumps({"op": "end", "pid": pid, "wait": wait}).encode())
             answer = self._answer(CONTROL_SECONDS + wait)
             code = answer.get("returncode")
-            if answer.get("clean") is not True:
+            ended_by_itself = isinstance(code, int)
+            if not finished or ended_by_itself or answer.get("clean") is not True:
                 self.close()
         except (OSError, ZygoteFailed):
             self.close()

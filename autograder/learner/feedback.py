@@ -239,6 +239,25 @@ def _show(text: str, record: dict[str, Any]) -> None:
     display({"text/plain": text, HINT_RECORD: record}, raw=True)
 
 
+SEALS_SECTION = "the course's book, Grading untrusted notebooks → The sealed solutions"
+
+
+def unsealed_reason(function: GradedFunction) -> str:
+    """What ``solution()`` says of a function whose reference solution is not shipped."""
+    if function.withheld:
+        return (
+            f"The reference solution of {function.name} is not shipped: this course's "
+            "release holds no reference solutions."
+        )
+    if function.answered_by:
+        return (
+            f"The reference solution of {function.name} is not shipped: {function.answered_by} "
+            "computes its answers, and a sealed solution opens for anyone who has the answers "
+            f"(see {SEALS_SECTION})."
+        )
+    return f"{function.name} has no reference solution to reveal."
+
+
 def solution(name: str) -> None:
     """Show the reference solution of ``name``, once the learner's own version is right.
 
@@ -251,7 +270,7 @@ def solution(name: str) -> None:
     if function is None:
         return
     if not function.sealed:
-        print(f"{name} has no reference solution to reveal.")
+        print(unsealed_reason(function))
         return
     namespace = dict(_learner_namespace())
     if not _defined(namespace, name):

@@ -18,6 +18,7 @@ Watchers use JAX's public API only. They import nothing of the grading machinery
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import functools
 import importlib
@@ -70,6 +71,11 @@ class HelperStatic(WatcherError):
 
 class NotANotebookFunction(WatcherError):
     """The function a watcher was given is not one the notebook defines."""
+
+
+class WatchUntrusted(WatcherError):
+    """The learner's code changed how Python runs it (its profile hook, threads left running
+    or started past the hook), so the calls it made could not all be seen."""
 
 
 def watcher(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -162,10 +168,10 @@ def watch_calls(
     replacements: list[tuple[Any, str, Any]] = []
     watched: dict[Any, _Watched] = {}
     for api in apis:
-        owner, attribute, original = _locate(api, namespace)
-        spy = _spy(api, original, records)
+        owner, attribute, original, method_of = _locate(api, namespace)
+        spy = _spy(api, original, records, method_of)
         replacements.append((owner, attribute, spy))
-        if owner is not namespace:
+        if owner is not namespace and method_of is None:
             aliases = [name for name, value in namespace.items() if value is original]
             replacements += [(namespace, name, spy) for name in aliases]
         target = _watch_target(original)
@@ -325,13 +331,39 @@ def _require_plain_jit(jitted: Any, name: str, args: Any, kwargs: Any) -> None:
         raise HelperStatic(f"{name} keeps some arguments static: keep its plain @jax.jit")
 
 
-def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any]:
-    """Where ``api`` lives: (namespace or module, attribute, current value)."""
+def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any, str | None]:
+    """Where ``api`` lives: (namespace, module or type, attribute, the function it held when
+    the notebook's cells had not yet run, the package whose own calls of it are left out).
+
+    An API is a learner's name, a module's function (``"jax.tree.leaves"``) or a method
+    of an object a module holds (``"jax.tree_util.default_registry.flatten"``). A method
+    is watched on the object's type, so that every instance's calls are seen, and its
+    library's own calls (JAX flattens trees all the time) are left out.
+    """
     if "." not in api:
-        return namespace, api, _learner_name(namespace, api)
-    module_name, _, attribute = api.rpartition(".")
-    module = importlib.import_module(module_name)
-    return module, attribute, getattr(module, attribute)
+        return namespace, api, _learner_name(namespace, api), None
+    parts = api.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        break
+    else:
+        raise ImportError(f"no module holds {api}")
+    for attribute in parts[cut:-1]:
+        owner = _before_cells(owner, attribute)
+    if inspect.ismodule(owner):
+        return owner, parts[-1], _before_cells(owner, parts[-1]), None
+    kind = type(owner)
+    return kind, parts[-1], getattr(kind, parts[-1]), parts[0]
+
+
+def _before_cells(module: Any, attribute: str) -> Any:
+    """``module``'s ``attribute`` as it was before the notebook's cells ran, where the
+    worker remembered it (see :func:`remember_before_cells`), else as it is."""
+    saved = _BEFORE.modules.get(getattr(module, "__name__", None), {}) if _BEFORE else {}
+    return saved[attribute] if attribute in saved else getattr(module, attribute)
 
 
 def _signature(function: Callable[..., Any]) -> inspect.Signature | None:
@@ -341,11 +373,19 @@ def _signature(function: Callable[..., Any]) -> inspect.Signature | None:
         return None
 
 
-def _spy(api: str, original: Callable[..., Any], records: list[dict[str, Any]]) -> Any:
+def _spy(
+    api: str,
+    original: Callable[..., Any],
+    records: list[dict[str, Any]],
+    package: str | None = None,
+) -> Any:
+    """A stand-in for ``original`` that records each call, but those ``package`` makes."""
     signature = _signature(original)
 
     @functools.wraps(original)
     def watched(*args: Any, **kwargs: Any) -> Any:
+        if package and _from_library(sys._getframe(1), package):
+            return original(*args, **kwargs)
         arguments: dict[str, Any]
         try:
             bound = signature.bind(*args, **kwargs) if signature else None
@@ -429,6 +469,102 @@ def _frame_arguments(frame: FrameType, signature: inspect.Signature | None) -> d
     return arguments
 
 
+class _Before(NamedTuple):
+    """What the worker holds before the notebook's cells run (:func:`remember_before_cells`)."""
+
+    threads: frozenset[int]  # the Python threads, by ident
+    modules: dict[str, dict[str, Any]]  # the namespace of each of JAX's public modules
+
+
+_BEFORE: _Before | None = None
+
+
+def _public_jax(name: str) -> bool:
+    return (name == "jax" or name.startswith("jax.")) and "._" not in name
+
+
+def remember_before_cells() -> None:
+    """Remember the Python threads and JAX's public modules, before any learner cell runs.
+
+    Called by the grader's worker, not in a learner's kernel (where the kernel's own
+    threads run). From then on a watcher watches the functions JAX's modules held here,
+    whatever a cell put in their place (:func:`changed_since_before_cells` tells which),
+    and refuses to answer while a thread the cells started runs: the profile hook would
+    not see its calls.
+    """
+    global _BEFORE
+    import jax
+    import jax.flatten_util  # noqa: F401 - a module test cells watch; loaded so it is remembered
+
+    modules = {
+        name: dict(vars(module))
+        for name, module in list(sys.modules.items())
+        if _public_jax(name) and module is not None
+    }
+    _BEFORE = _Before(frozenset(sys._current_frames()), modules)
+    del jax
+
+
+def changed_since_before_cells() -> list[str]:
+    """The functions and values of JAX's public modules (``"jax.tree.leaves"``) that the
+    cells replaced or removed since :func:`remember_before_cells`; [] when not called."""
+    if _BEFORE is None:
+        return []
+    changed = []
+    for name, saved in _BEFORE.modules.items():
+        module = sys.modules.get(name)
+        now = getattr(module, "__dict__", {})
+        changed += [
+            f"{name}.{attribute}"
+            for attribute, value in saved.items()
+            if not attribute.startswith("__") and now.get(attribute, _GONE) is not value
+        ]
+    return sorted(changed)
+
+
+_GONE = object()
+
+
+def _threads_the_cells_left() -> set[int]:
+    if _BEFORE is None:
+        return set()
+    return set(sys._current_frames()) - _BEFORE.threads - {threading.get_ident()}
+
+
+class _Watch:
+    """One watched call: whether something changed the hooks while it ran."""
+
+    tampered = False
+
+
+_WATCHING: list[_Watch] = []
+# A profile hook set or removed by any means (sys.setprofile, or the C function behind
+# it reached with ctypes) raises this audit event; so does any call ctypes makes.
+_AUDITED = ("sys.setprofile", "ctypes.call_function")
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook, added when this module is imported (before any learner cell runs in
+    the worker; audit hooks cannot be removed): marks the running watches when a profile
+    hook changes, except where a thread that ``threading`` starts sets the watch's hook."""
+    if not _WATCHING or event not in _AUDITED:
+        return
+    if event == "sys.setprofile" and sys._getframe(1).f_code is _THREAD_BOOTSTRAP:
+        return
+    for watch in _WATCHING:
+        watch.tampered = True
+
+
+_THREAD_BOOTSTRAP = threading.Thread._bootstrap_inner.__code__  # type: ignore[attr-defined]
+sys.addaudithook(_audit)
+
+# Ways to start a thread past threading (which sets the watch's hook in the threads it starts).
+_THREAD_STARTERS = tuple(
+    getattr(_thread, name)
+    for name in ("start_new_thread", "start_joinable_thread", "start_new")
+    if hasattr(_thread, name)
+)
+
 _PROFILE_SETTERS = (sys.setprofile, threading.setprofile)
 
 
@@ -441,9 +577,11 @@ def _profiled(watched: dict[Any, _Watched], records: list[dict[str, Any]]) -> It
     itself. Python's profile hook sees every call by its code object (or, for a
     builtin, the ``c_call`` of the object), whatever the reference. A call from a spy
     is already recorded; a call the API's own library makes is not the learner's.
-    The hook is set for this thread and for threads started in the block. Learner
-    code that calls ``sys.setprofile`` or ``threading.setprofile`` (so could remove
-    the hook), or leaves another hook in place, makes it raise :class:`WatcherError`.
+    The hook is set for this thread and for threads ``threading`` starts in the block.
+    Raises :class:`WatchUntrusted` when the hook could have missed calls: learner code
+    set or removed a profile hook (``sys.setprofile``, ``threading.setprofile``, or
+    ctypes), called anything through ctypes, started a thread past ``threading``, or
+    (in the worker) a thread the cells started runs before or after the block.
     """
     if not watched:
         yield
@@ -451,8 +589,9 @@ def _profiled(watched: dict[Any, _Watched], records: list[dict[str, Any]]) -> It
     codes = {target: w for target, w in watched.items() if isinstance(target, CodeType)}
     builtins = {id(target): w for target, w in watched.items() if not isinstance(target, CodeType)}
     setters = {id(setter) for setter in _PROFILE_SETTERS if inspect.isbuiltin(setter)}
+    setters |= {id(starter) for starter in _THREAD_STARTERS}
     setter_codes = {setter.__code__ for setter in _PROFILE_SETTERS if inspect.isfunction(setter)}
-    tampered = False
+    watch = _Watch()
 
     def record(w: _Watched, caller: FrameType | None, arguments: dict[str, Any]) -> None:
         while caller is not None and caller.f_code in w.layers:
@@ -464,37 +603,44 @@ def _profiled(watched: dict[Any, _Watched], records: list[dict[str, Any]]) -> It
         records.append({"api": w.api, "arguments": describe(arguments)})
 
     def hook(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal tampered
         if event == "call":
             code = frame.f_code
             if code in setter_codes:
-                tampered = True
+                watch.tampered = True
             w = codes.get(code)
             if w is not None:
                 record(w, frame.f_back, _frame_arguments(frame, w.signature))
         elif event == "c_call":
             key = id(arg)
-            if key in setters:
-                tampered = True
+            if key in setters and frame.f_globals is not vars(threading):
+                watch.tampered = True
             w = builtins.get(key)
             if w is not None:
                 record(w, frame, {})
 
+    if _threads_the_cells_left():
+        raise _untrusted()
     before = sys.getprofile()
     threading.setprofile(hook)
     sys.setprofile(hook)
+    _WATCHING.append(watch)
     try:
         yield
     finally:
+        _WATCHING.remove(watch)
         # read before the hook sees the grader's own call of sys.setprofile
-        removed = tampered or sys.getprofile() is not hook
+        removed = watch.tampered or sys.getprofile() is not hook
         sys.setprofile(before)
         threading.setprofile(None)  # type: ignore[arg-type]
-    if removed:
-        raise WatcherError(
-            "the notebook's code changed Python's profile hook while it was watched, "
-            "so its calls could not be checked: leave sys.setprofile alone"
-        )
+    if removed or _threads_the_cells_left():
+        raise _untrusted()
+
+
+def _untrusted() -> WatchUntrusted:
+    return WatchUntrusted(
+        "the notebook's code changed Python's profile hook, used ctypes, or left threads "
+        "running while it was watched, so its calls could not be checked"
+    )
 
 
 @contextlib.contextmanager

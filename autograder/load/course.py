@@ -17,7 +17,7 @@ import importlib.util
 import json
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -62,6 +62,23 @@ class CourseError(Exception):
     """An exercise notebook breaks the authoring conventions (see AUTHORING.md)."""
 
 
+class CourseChanged(CourseError):
+    """A course notebook does not hold the bytes it held when the course was loaded.
+
+    The grader runs the course's setup and test cells in its own process, so what it
+    runs must be the course's own. It runs them from what :func:`load_course` read,
+    once, and keeps each notebook's bytes (and its released version's) from then on.
+    Every later use of a course file (the tamper checks, the reference's timing) reads
+    those bytes, and each notebook graded first checks that the source's file still
+    holds them (:meth:`ExerciseNotebook.check_unchanged`). The grading processes of
+    ``--jobs N`` are handed the loaded :class:`Course` itself, bytes included, so
+    they check against the parent's snapshot, not one of their own. Checking, rather
+    than only keeping the bytes in memory, makes a course changed during a run (a
+    ``collect`` writing into it, a worker run without bubblewrap) stop the run with a
+    message instead of grading a class against two versions of a notebook.
+    """
+
+
 @dataclass(frozen=True)
 class TestCell:
     """One nbgrader test cell: its source, its points, and which lines are hidden."""
@@ -101,7 +118,10 @@ class TestCell:
 class GradedFunction:
     """One graded function. ``source`` is its solution cell as this notebook has it
     (the reference in ``solutions/``, the stub in ``exercises/``); ``probes`` and
-    ``sealed`` serve :mod:`autograder.learner.sealing`."""
+    ``sealed`` serve :mod:`autograder.learner.sealing`. ``answered_by`` names the
+    library call that computes the function's answers (``"jax.tree.leaves"``): a seal
+    made from those answers would open without solving the exercise, so none is made.
+    ``withheld`` is set by a release that ships no reference solutions."""
 
     name: str
     notebook: str
@@ -110,6 +130,8 @@ class GradedFunction:
     probes: tuple[str, ...] = ()
     sealed: str = ""
     source: str = ""
+    answered_by: str = ""
+    withheld: bool = False
 
     @property
     def points(self) -> float:
@@ -126,6 +148,33 @@ class ExerciseNotebook:
     setup_source: str
     functions: tuple[GradedFunction, ...]
     test_grade_ids: frozenset[str]
+    source: bytes = field(default=b"", repr=False, compare=False)
+    """The notebook's bytes as loaded: every later use of the notebook reads these."""
+    released: bytes | None = field(default=None, repr=False, compare=False)
+    """:attr:`released_path`'s bytes when the notebook was loaded (None if absent)."""
+
+    def source_bytes(self) -> bytes:
+        """The notebook's bytes as loaded; CourseChanged when its file no longer holds them."""
+        self.check_unchanged()
+        return self.source
+
+    def released_bytes(self) -> bytes | None:
+        """The released notebook's bytes as loaded (None: there was none)."""
+        return self.released
+
+    def check_unchanged(self) -> None:
+        """Raise CourseChanged when the notebook's file no longer holds the bytes loaded.
+
+        Only a course whose source is not the learner's own notebook is checked: in the
+        course's repository, ``check`` reads the course from ``exercises/``, the very
+        files a learner edits and saves while a check runs, on their own machine.
+        """
+        if self.path != self.released_path and _read_if_there(self.path) != self.source:
+            raise CourseChanged(
+                f"the course file {self.path} changed after grading started (its content "
+                "is not what was read at the start); nothing was graded against it. Find "
+                "what writes into the course, then grade again"
+            )
 
     @property
     def filename(self) -> str:
@@ -291,8 +340,16 @@ def toc_files(tree: object) -> list[str]:
     return found
 
 
+def _read_if_there(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
 def load_notebook(path: Path) -> ExerciseNotebook:
-    nb = nbformat.read(path, as_version=4)
+    data = path.read_bytes()
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     setup = ""
     solutions: dict[str, nbformat.NotebookNode] = {}
     tests: dict[str, list[TestCell]] = {}
@@ -342,6 +399,8 @@ def load_notebook(path: Path) -> ExerciseNotebook:
         setup_source=setup,
         functions=functions,
         test_grade_ids=frozenset(t.grade_id for f in functions for t in f.tests),
+        source=data,
+        released=_read_if_there(learner_course_folder() / path.stem / path.name),
     )
 
 
@@ -357,6 +416,8 @@ def _graded_function(
         probes=tuple(course.get("probes", ())),
         sealed=str(course.get("sealed", "")),
         source=cell.source,
+        answered_by=str(course.get("answered_by", "")),
+        withheld=course.get("withheld") is True,
     )
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.load.course import Course, ExerciseNotebook
+from autograder.load.course import Course, CourseError, ExerciseNotebook
 from autograder.load.learner_notebook import (
     NotebookDamaged,
     NotebookUnreadable,
@@ -122,7 +122,10 @@ def answered_cells(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> int
 @functools.cache
 def _stubs(exercise: ExerciseNotebook) -> dict[str, str]:
     """Each solution cell's source as the learner is given it, by grade_id (stripped)."""
-    released = nbformat.read(exercise.released_path, as_version=4)
+    data = exercise.released_bytes()
+    if data is None:
+        raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
+    released = nbformat.reads(data.decode("utf-8"), as_version=4)
     names = {function.name for function in exercise.functions}
     return {
         grade_id: cell.source.strip()

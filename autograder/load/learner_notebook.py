@@ -256,7 +256,7 @@ def cell_label(source: str) -> str:
 
 GRADER_TOUCHING = re.compile(
     r"autograder|sys\s*\.\s*modules|\bjax\s*\.\s*_src\b|\bimport\s+_src\b|\b_src\s*\.|"
-    r"__import__|\bimportlib\b"
+    r"__import__|\bimportlib\b|\bctypes\b|\bpythonapi\b|\bdefault_registry\b"
 )
 """Text that reaches the grader's modules or JAX's internals: ``sys.modules`` also catches a
 name spelled in pieces (``'auto' + 'grader'``)."""
@@ -268,8 +268,9 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
     A cell is the learner's unless it is one of the course's locked cells, unchanged
     (:meth:`CourseCells.owns`); its own ``locked`` flag counts for nothing. It is
     reported when it mentions ``autograder``, ``sys.modules``, ``jax._src``,
-    ``importlib`` or ``__import__``, or assigns to (or ``setattr``s, or deletes) an
-    attribute of ``jax`` or of one of JAX's tree modules (see book/security.md).
+    ``importlib``, ``__import__``, ``ctypes`` or JAX's ``default_registry``, or assigns
+    to (or ``setattr``s, or deletes) an attribute of ``jax`` or of one of JAX's tree
+    modules (see book/security.md).
     """
     found = []
     for cell in nb.cells:
