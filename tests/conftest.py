@@ -79,6 +79,7 @@ FIRST = (
     "test_nbgrader.py",  # nbgrader generates and grades every chapter: 213 s
     "test_misconceptions.py",  # grades the misconception class: 254 s
     "test_grade_cli.py",  # grades the solutions and the exercises: 64 s
+    "test_worker_cpu.py",  # busy sessions beside a victim, on one core: 98 s
     "test_book.py",  # builds the book: 103 s
     "test_authoring.py",
     "test_learner_tools.py",  # 50 s

@@ -15,7 +15,6 @@ import nbformat
 import pytest
 
 from autograder.compare.failures import CallTimeout
-from autograder.execute import cpu_time
 from autograder.execute.run import (
     CALL_FACTOR,
     CALL_FLOOR_SECONDS,
@@ -25,10 +24,12 @@ from autograder.execute.run import (
     CallTime,
     Limits,
     NotebookRun,
+    WorkerProcess,
 )
 from autograder.grade import reference_times
 from autograder.grade.plugin import NotebookContext
 from autograder.grade.submission import grade_submission
+from autograder.isolate import processes
 from autograder.load.course import load_course
 from autograder.load.submissions import Submission
 
@@ -63,15 +64,15 @@ def saturated() -> Iterator[None]:
 def cpu_readings(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Every reading of a worker's CPU time the grader takes, in order."""
     readings: list[float] = []
-    read = cpu_time.cpu_seconds
+    read = WorkerProcess._cpu_seconds
 
-    def recorded(pid: int) -> float | None:
-        seconds = read(pid)
+    def recorded(worker: WorkerProcess) -> float | None:
+        seconds = read(worker)
         if seconds is not None:
             readings.append(seconds)
         return seconds
 
-    monkeypatch.setattr(cpu_time, "cpu_seconds", recorded)
+    monkeypatch.setattr(WorkerProcess, "_cpu_seconds", recorded)
     return readings
 
 
@@ -103,6 +104,29 @@ def test_a_call_that_never_returns_is_stopped_at_the_floor_when_the_reference_is
     used = cpu_readings[-1] - cpu_readings[0]
     assert CALL_FLOOR_SECONDS <= used < CALL_FLOOR_SECONDS + 0.25
     assert CALL_FLOOR_SECONDS <= elapsed < WAITING_FACTOR * CALL_FLOOR_SECONDS
+
+
+IN_A_CHILD = (
+    "import os\n"
+    "def spin():\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        while True:\n"
+    "            pass\n"
+    "    os.waitpid(pid, 0)\n"
+)
+
+
+@pytest.mark.skipif(
+    not processes.counts_every_task(), reason="no CPU cgroup of the grader's own here"
+)
+def test_cpu_time_a_call_spends_in_a_child_it_forked_counts_against_it(cpu_readings):
+    run = started(IN_A_CHILD, lambda test, number: CallTime(0.002))
+    elapsed, timeout = timed_timeout(run)
+    assert timeout.seconds == CALL_FLOOR_SECONDS
+    # stopped once the child's CPU time reached the floor, not by the clock at ten floors
+    assert cpu_readings[-1] - cpu_readings[0] >= CALL_FLOOR_SECONDS
+    assert elapsed < WAITING_FACTOR * CALL_FLOOR_SECONDS
 
 
 def test_a_call_may_use_its_factor_times_the_reference_cpu_time():

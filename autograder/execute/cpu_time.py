@@ -4,7 +4,10 @@ A call's limit is counted in the worker's CPU time rather than on the clock, so
 that a busy machine, which slows every process alike, does not turn a correct
 call into a timeout (see :meth:`autograder.execute.run.NotebookRun.call`). The
 worker's own word is not taken for it: it runs the learner's code. The grader
-reads the kernel's count instead, which covers every thread of the worker.
+reads the kernel's count instead. Where the worker's zygote has a cgroup
+(:mod:`autograder.isolate.cgroups`), that is the group's, which covers every
+process the worker started; this module reads the count of the worker process
+alone, every thread of it, where there is none.
 
 The zygote reports a worker's pid as seen inside its sandbox, whose pid
 namespace the grader is not in; :func:`host_pid` finds the same process among

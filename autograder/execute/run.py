@@ -29,6 +29,7 @@ from autograder.compare.failures import (
 )
 from autograder.execute import channel, cpu_time, wire
 from autograder.isolate import zygotes
+from autograder.isolate.processes import TASKS
 from autograder.store.folder import CompileStore
 
 CALL_FLOOR_SECONDS = 1.0
@@ -103,7 +104,7 @@ class Limits:
     cell_seconds: float = 30.0
     call_seconds: float | None = None
     memory_bytes: int = 4 * 1024**3
-    processes: int = 128  # tasks: a worker with JAX loaded runs about 20 threads
+    processes: int = TASKS
     restarts: int = 3
     sandbox: bool = True
     compile_store: CompileStore | None = None  # compiled JAX operations to read, not a limit
@@ -225,7 +226,11 @@ class WorkerProcess:
         return channel.receive(self._from_worker, timeout=max(limit.wall - elapsed, 1.0))
 
     def _cpu_seconds(self) -> float | None:
-        """The worker's CPU time so far, as the kernel counts it (never as the worker says)."""
+        """The worker's CPU time so far, as the kernel counts it (never as the worker says): that
+        of everything it started where its zygote has a cgroup, else its own process's."""
+        counted = self._zygote.cap.cpu_seconds()
+        if counted is not None:
+            return counted
         if not self._looked_up:
             self._host_pid = cpu_time.host_pid(self._zygote.process.pid, self.pid)
             self._looked_up = True
@@ -392,7 +397,7 @@ class NotebookRun:
     def _ready_worker(self) -> WorkerProcess:
         if self._worker is not None and self._worker.alive:
             return self._worker
-        if self._worker is not None:
+        if self._worker is not None:  # a zygote runs one worker at a time
             self._worker.abandon()
         self._worker = self._restart() if self._started else self._run_cells()
         self._started = True

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.isolate import bubblewrap
-from autograder.isolate.processes import CGROUP, ProcessCap
+from autograder.isolate.processes import ProcessCap
 from autograder.load.course import REPO_ROOT
 from autograder.store.folder import CompileStore, store_arguments
 
@@ -149,8 +149,7 @@ class Zygote:
         import resource
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if self.cap.kind == CGROUP:  # an rlimit is set in each worker instead, at its fork
-            self.cap.enter()
+        self.cap.enter()  # its cgroups, if any: an rlimit is set in each worker, at its fork
 
     @property
     def alive(self) -> bool:
