@@ -442,7 +442,7 @@ def _grade(args: argparse.Namespace) -> int:
             _say(f"note: the grader's own compiled operations are not kept ({unusable})")
         learners = sum(1 for s in submissions if cache is None or cache.get(s) is None)
         limits = replace(limits, compile_store=_compile_store(course, args, limits, learners))
-    notebooks = {clean(s.student): len(s.notebooks) for s in submissions}
+    notebooks = {clean(s.student, limit=None): len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
             submissions, course, limits, args.seed, args.jobs, cache,

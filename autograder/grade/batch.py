@@ -31,7 +31,7 @@ from pathlib import Path
 from autograder.cache import cache_root
 from autograder.execute import wire
 from autograder.execute.run import Limits
-from autograder.grade.submission import cleaned_files, grade_submission
+from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
@@ -383,7 +383,7 @@ def _crashed(piece: Submission, course: Course, exit_code: int | None) -> Studen
             )
             for function in exercise.functions
         ]
-    return StudentResult(clean(piece.student), exercises, notes)
+    return StudentResult(piece.student, exercises, notes)
 
 
 def _how_it_ended(exit_code: int | None) -> str:
@@ -434,11 +434,11 @@ def _finish(
     submission = submissions[index]
     pieces = [part for part in parts.pop(index) if part is not None]
     result = StudentResult(
-        student=clean(submission.student),
+        student=submission.student,
         exercises=[exercise for part in pieces for exercise in part.exercises],
         notes=[NotebookNote("", clean(note)) for note in submission.notes]
         + [note for part in pieces for note in part.notes],
-        files=cleaned_files(submission),
+        files=submission.files,
     )
     results[index] = result
     if cache is not None:
