@@ -37,6 +37,7 @@ from autograder.report.model import (
     Report,
     StudentResult,
     TestResult,
+    read_reports,
 )
 from autograder.report.text import clean
 
@@ -262,3 +263,20 @@ def test_the_gradebook_records_each_learner_by_their_name(folder, learners):
     with sqlite3.connect(database) as connection:
         ids = [row[0] for row in connection.execute("SELECT id FROM student ORDER BY id")]
     assert sorted(ids) == sorted(s.student for s in report.students)
+
+
+def test_a_report_read_back_is_cleaned_as_grading_cleans_it(folder):
+    raw = {
+        "isolation": "bubblewrap",
+        "students": [
+            {
+                "student": "ada\ud800\ufffe",
+                "notes": [{"notebook": "", "message": "\x1b[2Jsee \udcff"}],
+                "files": [{"path": "notes-\udcff.ipynb", "chapter": "", "graded": False}],
+            }
+        ],
+    }
+    (folder / "old.json").write_text(json.dumps(raw), encoding="ascii")
+    (student,) = read_reports([folder / "old.json"]).students
+    assert (student.student, student.notes[0].message) == ("ada\ufffd\ufffd", "see \ufffd")
+    assert student.files[0].path == "notes-\ufffd.ipynb"
