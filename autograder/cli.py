@@ -2,7 +2,8 @@
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
-solved; 2 for unusable arguments or unreadable input, with a one-line reason.
+solved; 2 for unusable arguments or unreadable input, with a one-line reason; 4 when
+an output of ``grade`` or ``merge`` could not be written (every other one was).
 
 In a learners' release (no ``solutions/`` folder) only ``check``, ``hint`` and ``status`` exist.
 """
@@ -10,8 +11,11 @@ In a learners' release (no ``solutions/`` folder) only ``check``, ``hint`` and `
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
+import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -42,7 +46,7 @@ from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
 from autograder.learner import progress
 from autograder.learner.feedback import hint as show_hint
 from autograder.learner.seeding import DEFAULT_SEED
-from autograder.load.book import book_links, book_url
+from autograder.load.book import BookLinks, book_links, book_url
 from autograder.load.course import (
     REPO_ROOT,
     SOLUTIONS,
@@ -60,8 +64,8 @@ from autograder.load.submissions import (
 from autograder.report import console, feedback, formats
 from autograder.report.class_summary import markdown_summary
 from autograder.report.gradebook import write_gradebook
-from autograder.report.insight.stats import class_insight
-from autograder.report.model import Report, read_reports
+from autograder.report.insight.stats import ClassInsight, class_insight
+from autograder.report.model import Report, StudentResult, read_reports
 from autograder.report.status import print_chapter, print_progress
 from autograder.report.text import clean, points
 from autograder.store import folder as store
@@ -69,6 +73,8 @@ from autograder.store.folder import CompileStore
 
 EXIT_NOT_ISOLATED = 3
 """grade's exit code when it refuses to run learner code as root without bubblewrap."""
+EXIT_NOT_WRITTEN = 4
+"""grade's and merge's exit code when an output could not be written (the others were)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -442,7 +448,7 @@ def _grade(args: argparse.Namespace) -> int:
             _say(f"note: the grader's own compiled operations are not kept ({unusable})")
         learners = sum(1 for s in submissions if cache is None or cache.get(s) is None)
         limits = replace(limits, compile_store=_compile_store(course, args, limits, learners))
-    notebooks = {clean(s.student): len(s.notebooks) for s in submissions}
+    notebooks = {clean(s.student, limit=None): len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
             submissions, course, limits, args.seed, args.jobs, cache,
@@ -487,7 +493,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _insight(args: argparse.Namespace) -> int:
-    # imported here, as in _write_outputs: Matplotlib takes a second to import, and only
+    # imported here, as in _write_page: Matplotlib takes a second to import, and only
     # the commands that write the class's page need it
     from autograder.report.insight.command import insight
 
@@ -512,36 +518,12 @@ def _check_learner_count(args: argparse.Namespace, learners: int) -> None:
 
 
 def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> int:
-    console.print_report(console.console(), report)
-    if args.json:
-        formats.write_text(args.json, report.to_json())
-    if args.junit:
-        formats.write_text(args.junit, formats.to_junit(report))
-    if args.csv:
-        formats.write_text(args.csv, formats.to_csv(report))
-    if args.gradescope:
-        formats.write_text(args.gradescope, formats.to_gradescope(report))
-    if args.feedback:
-        links = book_links(args.book_url) if args.book_url else None
-        for student in report.students:
-            text = feedback.to_feedback(student, links)
-            formats.write_text(args.feedback / feedback.feedback_filename(student.student), text)
-    if args.gradebook:
-        write_gradebook(report, course, args.gradebook)
-    # the class's numbers, worked out once for the page and the summary alike
-    insight = class_insight(report, args.anonymise) if len(report.students) > 1 else None
-    if args.html:
-        from autograder.report.insight.command import write_page
-
-        sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
-        write_page(
-            args.html, report, sources, args.book_url, args.feedback, args.anonymise, insight
-        )
-    markdown = markdown_summary(report, insight)
-    if args.markdown:
-        formats.write_text(args.markdown, markdown)
-    if os.environ.get("GITHUB_STEP_SUMMARY"):
-        formats.append_text(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown)
+    """Write every output asked for, the JSON report first, each on its own: one that fails
+    (any exception) is named on standard error and costs none of the others."""
+    failed = [name for name, write in _outputs(args, report, course) if not _written(name, write)]
+    if failed:
+        print(f"error: not written: {', '.join(failed)}", file=sys.stderr)
+        return EXIT_NOT_WRITTEN
     if args.fail_under is not None and report.percent < args.fail_under:
         print(
             f"score {report.percent:.1f}% is under --fail-under {args.fail_under:g}%",
@@ -549,6 +531,75 @@ def _write_outputs(args: argparse.Namespace, report: Report, course: Course) -> 
         )
         return 1
     return 0
+
+
+def _outputs(
+    args: argparse.Namespace, report: Report, course: Course
+) -> Iterator[tuple[str, Callable[[], None]]]:
+    """Each output asked for, named as the command line names it, with what writes it."""
+    if args.json:
+        yield f"--json {args.json}", lambda: formats.write_text(args.json, report.to_json())
+    yield "the console", lambda: console.print_report(console.console(), report)
+    if args.junit:
+        yield (
+            f"--junit {args.junit}",
+            lambda: formats.write_text(args.junit, formats.to_junit(report)),
+        )
+    if args.csv:
+        yield f"--csv {args.csv}", lambda: formats.write_text(args.csv, formats.to_csv(report))
+    if args.gradescope:
+        yield (
+            f"--gradescope {args.gradescope}",
+            lambda: formats.write_text(args.gradescope, formats.to_gradescope(report)),
+        )
+    if args.feedback:
+        links = functools.cache(lambda: book_links(args.book_url) if args.book_url else None)
+        for student in report.students:
+            path = args.feedback / feedback.feedback_filename(student.student)
+            yield f"--feedback {path}", functools.partial(_write_feedback, path, student, links)
+    if args.gradebook:
+        yield (
+            f"--gradebook {args.gradebook}",
+            lambda: write_gradebook(report, course, args.gradebook),
+        )
+    # the class's numbers, worked out once for the page and the summary alike
+    insight = functools.cache(
+        lambda: class_insight(report, args.anonymise) if len(report.students) > 1 else None
+    )
+    if args.html:
+        yield f"--html {args.html}", lambda: _write_page(args, report, insight())
+    summary = functools.cache(lambda: markdown_summary(report, insight()))
+    if args.markdown:
+        yield f"--markdown {args.markdown}", lambda: formats.write_text(args.markdown, summary())
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        step_summary = Path(os.environ["GITHUB_STEP_SUMMARY"])
+        yield "GitHub's job summary", lambda: formats.append_text(step_summary, summary())
+
+
+def _written(name: str, write: Callable[[], None]) -> bool:
+    """Run ``write``; when it raises, say so naming the output ``name``, and return False."""
+    try:
+        write()
+    except OSError as exc:
+        print(f"error: {name}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    except Exception:  # noqa: BLE001 - a bug in one writer must not cost the other outputs
+        print(f"error: {name} failed:\n{traceback.format_exc()}", file=sys.stderr)
+        return False
+    return True
+
+
+def _write_feedback(
+    path: Path, student: StudentResult, links: Callable[[], BookLinks | None]
+) -> None:
+    formats.write_text(path, feedback.to_feedback(student, links()))
+
+
+def _write_page(args: argparse.Namespace, report: Report, insight: ClassInsight | None) -> None:
+    from autograder.report.insight.command import write_page
+
+    sources = [p.name for p in getattr(args, "reports", [])] or [str(args.path)]
+    write_page(args.html, report, sources, args.book_url, args.feedback, args.anonymise, insight)
 
 
 def _check(args: argparse.Namespace) -> int:

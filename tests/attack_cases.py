@@ -493,6 +493,16 @@ CASES = [
         append=(LOOK_FOR_TRACES,),
         needs_sandbox=True,
     ),
+    # Text that no UTF-8 file or XML document can hold, in a note and in a test's message:
+    # shown with U+FFFD in every format, and the class's report is written.
+    Attack("surrogate_in_a_cell_error", append=("raise ValueError('see ' + chr(0xD800))",)),
+    Attack(
+        "noncharacter_in_a_message",
+        {
+            "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    raise ValueError('see \\ufffe')"
+        },
+        expected={"count_leaves": "error"},
+    ),
     # Files that are not a usable notebook.
     Attack("not_json", raw=b"this is not a notebook", everything="corrupt"),
     Attack("not_utf8", raw=b'{"cells": ["\xff\xfe"]}', everything="corrupt"),

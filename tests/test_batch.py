@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade.batch import shard
+from autograder.cli import EXIT_NOT_WRITTEN
+from autograder.execute.run import Limits
+from autograder.grade.batch import ResultCache, shard
 from autograder.isolate import processes
 from autograder.load.submissions import Submission
 from autograder.report import formats
+from autograder.report.model import Report, StudentResult
 from conftest import run_cli
 
 STUDENTS = ("ada", "bob", "cleo", "dan")
@@ -169,3 +172,38 @@ def test_a_cache_folder_that_cannot_be_written_is_said_once_and_grading_goes_on(
     report, log = _grade(small_class, tmp_path / "a.json", "--cache-dir", blocked / "cache")
     assert log.count("results are not kept for the next run") == 1
     assert report == serial_report
+
+
+def test_a_result_the_cache_cannot_write_is_graded_again_and_leaves_no_file(
+    tmp_path, course, monkeypatch
+):
+    said: list[str] = []
+    cache = ResultCache(tmp_path / "cache", course, Limits(), seed=0, say=said.append)
+    submission = Submission("ada", {})
+    result = StudentResult("ada")
+    # json fails half-way through the file, as any text it could not write would
+    monkeypatch.setattr(result, "to_dict", lambda: {"student": "ada", "unwritable": {1}})
+    cache.put(submission, result)
+    assert cache.get(submission) is None
+    assert list((tmp_path / "cache").iterdir()) == []
+    assert len(said) == 1 and "not kept for the next run" in said[0]
+
+
+def test_an_output_that_cannot_be_written_costs_none_of_the_others(tmp_path):
+    report = Report([StudentResult("ada"), StudentResult("bob")], isolation="bubblewrap")
+    (tmp_path / "r.json").write_text(report.to_json(), encoding="utf-8")
+    (tmp_path / "a-file").write_text("not a folder")
+    outputs = {
+        "--json": tmp_path / "out" / "merged.json",
+        "--junit": tmp_path / "a-file" / "junit.xml",
+        "--csv": tmp_path / "out" / "grades.csv",
+        "--markdown": tmp_path / "out" / "summary.md",
+    }
+    done = run_cli("merge", tmp_path / "r.json", *(str(a) for o in outputs.items() for a in o))
+    assert done.returncode == EXIT_NOT_WRITTEN
+    assert f"--junit {outputs['--junit']}" in done.stderr
+    assert [option for option, path in outputs.items() if path.is_file()] == [
+        "--json",
+        "--csv",
+        "--markdown",
+    ]

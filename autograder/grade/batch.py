@@ -31,7 +31,7 @@ from pathlib import Path
 from autograder.cache import cache_root
 from autograder.execute import wire
 from autograder.execute.run import Limits
-from autograder.grade.submission import cleaned_files, grade_submission
+from autograder.grade.submission import grade_submission
 from autograder.isolate import processes
 from autograder.isolate.bubblewrap import isolation
 from autograder.learner.seeding import DEFAULT_SEED, seeded
@@ -76,8 +76,9 @@ def default_cache_folder() -> Path:
 class ResultCache:
     """Stored results, one JSON file per key, in ``folder``.
 
-    When a result cannot be stored, ``say`` is told once and no more are tried:
-    grading goes on, and the next run grades those submissions again.
+    When the folder cannot be written, ``say`` is told once and no more are tried; a
+    result that cannot be stored for another reason is left out, and ``say`` told. Either
+    way grading goes on, and the next run grades those submissions again.
     """
 
     def __init__(
@@ -112,28 +113,38 @@ class ResultCache:
         return digest.hexdigest()
 
     def get(self, submission: Submission) -> StudentResult | None:
-        path = self.folder / f"{self.key(submission)}.json"
         try:
+            path = self.folder / f"{self.key(submission)}.json"
             return StudentResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def put(self, submission: Submission, result: StudentResult) -> None:
+        """Keep ``result``. Whatever goes wrong, the run goes on: the submission is graded
+        again next run, and no half-written file is left."""
         if self.unwritable:
             return
-        target = self.folder / f"{self.key(submission)}.json"
+        temporary = None
         try:
+            target = self.folder / f"{self.key(submission)}.json"
             self.folder.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(result.to_dict(), out, ensure_ascii=False)
+                json.dump(result.to_dict(), out)  # ASCII, json's default: nothing to mis-encode
             os.replace(temporary, target)
+            temporary = None
         except OSError as exc:
             self.unwritable = True
             self.say(
                 f"note: results are not kept for the next run: {exc.filename or self.folder}: "
                 f"{exc.strerror} (--cache-dir chooses another folder)"
             )
+        except Exception as exc:  # noqa: BLE001 - a result not kept is only graded again
+            self.say(f"note: {result.student}'s result is not kept for the next run ({exc!r})")
+        finally:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
 
 
 def _read(path: Path | None) -> bytes:
@@ -383,7 +394,7 @@ def _crashed(piece: Submission, course: Course, exit_code: int | None) -> Studen
             )
             for function in exercise.functions
         ]
-    return StudentResult(clean(piece.student), exercises, notes)
+    return StudentResult(piece.student, exercises, notes)
 
 
 def _how_it_ended(exit_code: int | None) -> str:
@@ -434,11 +445,11 @@ def _finish(
     submission = submissions[index]
     pieces = [part for part in parts.pop(index) if part is not None]
     result = StudentResult(
-        student=clean(submission.student),
+        student=submission.student,
         exercises=[exercise for part in pieces for exercise in part.exercises],
         notes=[NotebookNote("", clean(note)) for note in submission.notes]
         + [note for part in pieces for note in part.notes],
-        files=cleaned_files(submission),
+        files=submission.files,
     )
     results[index] = result
     if cache is not None:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from autograder.compare.verdicts import Verdict
 from autograder.execute.run import Limits
 from autograder.grade.plugin import NotebookContext, run_pytest
 from autograder.grade.reference_times import reference_seconds
 from autograder.load.book import book_sections, section_named
 from autograder.load.course import Course
-from autograder.load.handed_in import NotebookFile
 from autograder.load.learner_notebook import cell_label
 from autograder.load.submissions import Submission
 from autograder.report.model import (
@@ -39,8 +36,8 @@ def grade_submission(
         reference = reference_seconds(exercise, limits) if timed_reference else None
         contexts.append(NotebookContext(exercise, path, limits, reference))
     verdicts = run_pytest(contexts)
-    result = StudentResult(student=clean(submission.student), files=cleaned_files(submission))
-    # these notes name the learner's own files: a file name can hold terminal escapes
+    # the model cleans the learner's text it is given; clean() here cuts long notes too
+    result = StudentResult(student=submission.student, files=submission.files)
     result.notes.extend(NotebookNote("", clean(note)) for note in submission.notes)
     for context in contexts:
         exercise = context.exercise
@@ -125,12 +122,3 @@ def test_pointer(verdict: Verdict) -> TestPointer | None:
         return None
     idea = verdict.idea or f"{section.chapter}#{section.anchor}"
     return TestPointer(idea, section.chapter, section.heading, section.anchor)
-
-
-def cleaned_files(submission: Submission) -> list[NotebookFile] | None:
-    """The submission's list of notebook files, their names cleaned as every note's are."""
-    if submission.files is None:
-        return None
-    return [
-        replace(found, path=clean(found.path), why=clean(found.why)) for found in submission.files
-    ]

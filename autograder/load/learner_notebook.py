@@ -13,6 +13,7 @@ import nbformat
 
 from autograder.load.checksum import cell_checksum
 from autograder.load.course import Course, ExerciseNotebook
+from autograder.load.file_names import shown_name
 
 HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
 """The output type ``hint`` leaves in a saved notebook: ``{"function": name, "opened": n}``."""
@@ -332,41 +333,42 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     (empty, cut-off JSON, JSON of something else, not text), and
     :class:`NotebookUnreadable` when it cannot be read or is over the size limit.
     """
+    name = shown_name(path.name)
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise NotebookUnreadable(f"{path.name} cannot be read: {exc.strerror}") from None
+        raise NotebookUnreadable(f"{name} cannot be read: {exc.strerror}") from None
     if size > MAX_NOTEBOOK_BYTES:
-        raise NotebookUnreadable(f"{path.name} is {size // 2**20} MiB, over the 100 MiB limit")
+        raise NotebookUnreadable(f"{name} is {size // 2**20} MiB, over the 100 MiB limit")
     if size == 0:
-        raise NotebookDamaged(path.name, "it is empty")
+        raise NotebookDamaged(name, "it is empty")
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise NotebookUnreadable(f"{path.name} cannot be read: {exc.strerror}") from None
+        raise NotebookUnreadable(f"{name} cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise NotebookDamaged(path.name, f"it is not UTF-8 text (byte {exc.start})") from None
+        raise NotebookDamaged(name, f"it is not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
-        raise NotebookDamaged(path.name, f"its JSON is cut off or broken at {where}") from None
+        raise NotebookDamaged(name, f"its JSON is cut off or broken at {where}") from None
     except RecursionError:
-        raise NotebookDamaged(path.name, "its JSON is nested too deeply to read") from None
+        raise NotebookDamaged(name, "its JSON is nested too deeply to read") from None
     if not isinstance(data, dict) or not any(
         isinstance(data.get(key), list) for key in ("cells", "worksheets")
     ):
-        raise NotebookDamaged(path.name, "it is JSON, but not a notebook: it holds no cells")
+        raise NotebookDamaged(name, "it is JSON, but not a notebook: it holds no cells")
     if not all(isinstance(cell, dict) for cell in data.get("cells", [])):
-        raise NotebookDamaged(path.name, "it is JSON, but its cells are not notebook cells")
+        raise NotebookDamaged(name, "it is JSON, but its cells are not notebook cells")
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for bad input
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise NotebookDamaged(path.name, f"nbformat cannot read it: {reason}") from None
+        raise NotebookDamaged(name, f"nbformat cannot read it: {reason}") from None
     cells = nb.get("cells")
     if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
-        raise NotebookDamaged(path.name, "it is JSON, but not a notebook: it holds no cells")
+        raise NotebookDamaged(name, "it is JSON, but not a notebook: it holds no cells")
     return nb
 
 

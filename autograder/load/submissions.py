@@ -11,7 +11,9 @@ Accepted layouts:
 
 In every layout a notebook is known by its cells, whatever its file is called, and one of
 several copies of a chapter is graded by the rule of :mod:`autograder.load.handed_in`.
-Symbolic links are never followed, and a release's course copy is never graded.
+Symbolic links are never followed, and a release's course copy is never graded. Names
+taken from the file system (a learner's folder, their files) are written as
+:func:`~autograder.load.file_names.shown_name` shows them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.load.course import COURSE_COPY, REPO_ROOT, Course
+from autograder.load.file_names import shown_name
 from autograder.load.handed_in import NOT_AN_EXERCISE, Copy, NotebookFile, choose, read_copy
 
 # A learners' release (see autograder.author.release) holds the checker's own copy of the
@@ -68,18 +71,18 @@ def find_submissions(
     if not any(_notebook_files(path)):
         raise UnusableInput(f"{path} holds no notebook (.ipynb file) anywhere below it")
     if _is_one_learner(path, course):
-        return [_collect(path.resolve().name, path, course, chapters)]
+        return [_collect(shown_name(path.resolve().name), path, course, chapters)]
     root = path / "submitted" if (path / "submitted").is_dir() else path
     students = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
         raise UnusableInput(f"{path} holds no notebooks and no student folders")
-    return [_collect(student.name, student, course, chapters) for student in students]
+    return [_collect(shown_name(s.name), s, course, chapters) for s in students]
 
 
 def learner_notebooks(folder: Path, course: Course, chapters: list[str]) -> Submission:
     """One learner's notebooks of ``chapters`` anywhere under ``folder``, whatever their
     names, as a learner's folder is graded."""
-    return _collect(folder.resolve().name, folder, course, chapters)
+    return _collect(shown_name(folder.resolve().name), folder, course, chapters)
 
 
 def nbgrader_assignments(path: Path, course: Course) -> list[str]:
@@ -107,20 +110,21 @@ LINKED = "is a symbolic link; only regular files and folders are graded"
 def _single_notebook(path: Path, course: Course, chapters: list[str]) -> Submission:
     if path.is_symlink():
         raise UnusableInput(f"{path} {LINKED}")
-    copy = read_copy(path, path.name, course)
+    name = shown_name(path.name)
+    copy = read_copy(path, name, course)
     if copy.chapter is None:
         raise UnusableInput(
             copy.detail
-            or f"{path.name} is {NOT_AN_EXERCISE}: it holds no test cell of any chapter "
+            or f"{name} is {NOT_AN_EXERCISE}: it holds no test cell of any chapter "
             f"({', '.join(n.id for n in course.notebooks)})"
         )
     if copy.chapter not in chapters:
         raise UnusableInput(
-            f"{path.name} is the {copy.chapter} exercise, which is not among the chapters "
+            f"{name} is the {copy.chapter} exercise, which is not among the chapters "
             f"graded here ({', '.join(chapters)})"
         )
-    found = NotebookFile(path.name, copy.chapter, graded=True)
-    return Submission(student=path.stem, notebooks={copy.chapter: path}, files=[found])
+    found = NotebookFile(name, copy.chapter, graded=True)
+    return Submission(student=shown_name(path.stem), notebooks={copy.chapter: path}, files=[found])
 
 
 def _is_one_learner(folder: Path, course: Course) -> bool:
@@ -141,18 +145,18 @@ def _collect(student: str, folder: Path, course: Course, chapters: list[str]) ->
     submission = Submission(student=student, notebooks={}, files=[])
     if folder.is_symlink():
         submission.notebooks = dict.fromkeys(chapters)
-        submission.notes.append(f"the folder {folder.name} {LINKED}")
+        submission.notes.append(f"the folder {shown_name(folder.name)} {LINKED}")
         return submission
     copies: dict[str | None, list[Copy]] = {}
     for path in _notebook_files(folder):
-        shown = path.relative_to(folder).as_posix()
+        shown = shown_name(path.relative_to(folder).as_posix())
         if _is_linked(path, folder):
             submission.notes.append(f"{shown} {LINKED}")
             continue
         copy = read_copy(path, shown, course)
         copies.setdefault(copy.chapter, []).append(copy)
     if not copies and not submission.notes:
-        submission.notes.append(f"no notebook (.ipynb file) anywhere in {folder.name}/")
+        submission.notes.append(f"no notebook (.ipynb file) anywhere in {shown_name(folder.name)}/")
     files: list[NotebookFile] = []
     for chapter in chapters:
         if chapter not in copies:

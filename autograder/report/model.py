@@ -1,19 +1,23 @@
 """The grading report: what every output format (JSON, JUnit, Markdown, the console) is made from.
 
 The report holds no timings or absolute paths, so grading the same submission
-twice gives the same report.
+twice gives the same report. Every text a learner controls (their name, their files'
+names and why they were not graded, notes, tests' messages) is passed through
+:func:`~autograder.report.text.clean` whenever a result is made, by grading, from the
+result cache or from a report read back: every format can write it.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from autograder.compare.verdicts import OUTCOMES
 from autograder.load.handed_in import NotebookFile
 from autograder.load.submissions import UnusableInput
+from autograder.report.text import clean
 
 SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""
@@ -59,6 +63,9 @@ class TestResult:
     visible_passed: bool | None = None
     kind: str = ""
     pointer: TestPointer | None = None
+
+    def __post_init__(self) -> None:
+        self.message = clean(self.message, limit=None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TestResult:
@@ -139,6 +146,9 @@ class NotebookNote:
     notebook: str
     message: str
 
+    def __post_init__(self) -> None:
+        self.message = clean(self.message, limit=None)
+
     @property
     def text(self) -> str:
         """The note as every format shows it: ``notebook: message``, or the message alone."""
@@ -154,6 +164,14 @@ class StudentResult:
     exercises: list[ExerciseResult] = field(default_factory=list)
     notes: list[NotebookNote] = field(default_factory=list)
     files: list[NotebookFile] | None = None
+
+    def __post_init__(self) -> None:
+        self.student = clean(self.student, limit=None)
+        if self.files is not None:
+            self.files = [
+                replace(f, path=clean(f.path, limit=None), why=clean(f.why, limit=None))
+                for f in self.files
+            ]
 
     def files_summary(self, chapter: str | None = None) -> str:
         """The files worth a word, in one line for the learner's row: each file graded

@@ -1,5 +1,5 @@
-"""How a report writes text: learner text made safe for a terminal, Markdown and a
-spreadsheet, and points."""
+"""How a report writes text: learner text made safe for every format (a terminal, XML,
+UTF-8 files, Markdown, a spreadsheet), and points."""
 
 from __future__ import annotations
 
@@ -13,15 +13,30 @@ MAX_MESSAGE = 2000
 # CSI and OSC terminal escape sequences, then any other control character but tab and newline.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What no UTF-8 file or XML 1.0 document can hold, and Unicode's non-characters: lone
+# surrogates (JSON's "\ud800" decodes to one), U+FFFE and U+FFFF of every plane, and
+# U+FDD0 to U+FDEF. Each becomes U+FFFD, the replacement character.
+_NOT_TEXT = re.compile(
+    "[\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+    + "]"
+)
+REPLACEMENT = "\ufffd"
 # Markdown's punctuation that can start markup, and HTML's (escaped with a backslash).
 _MARKDOWN = re.compile(r"[\\*_\[\]<>&|#!~]")
+# What starts a list item where a line begins ("- ", "+ ", "1. ", "1) "); escaped so that
+# text written after a list item's own marker stays its text.
+_LIST_START = re.compile(r"^(\d*)([-+.)])")
 # What makes a spreadsheet read a cell as a formula (OWASP's list).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def clean(text: str, limit: int | None = MAX_MESSAGE) -> str:
-    """``text`` without terminal escape sequences, control or format characters, at most
-    ``limit`` long (``None``: as long as it is).
+    """``text`` without terminal escape sequences, control or format characters, with
+    U+FFFD for each character no UTF-8 file or XML document can hold (a lone surrogate,
+    U+FFFE, U+FFFF) and each other non-character, cut after ``limit`` characters
+    (``None``: as long as it is). Every format can write what it returns, and cleaning
+    it again changes nothing when ``limit`` is None.
 
     Format characters (Unicode category Cf) are the bidi controls, which can show a
     message reversed or reordered, and the invisible ones (zero-width spaces and
@@ -29,7 +44,7 @@ def clean(text: str, limit: int | None = MAX_MESSAGE) -> str:
     """
     text = _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
     if not text.isascii():
-        text = _format_characters().sub("", text)
+        text = _NOT_TEXT.sub(REPLACEMENT, _format_characters().sub("", text))
     if limit is None or len(text) <= limit:
         return text
     return text[:limit] + f" … [{len(text) - limit} more characters cut]"
@@ -58,7 +73,8 @@ def markdown_cell(text: str) -> str:
 
     Outside code spans, Markdown's and HTML's characters are escaped, so a learner's
     folder name or message can neither add a link, an image or HTML nor end a table
-    cell; inside code spans (the course's own hints use them) only the pipe is.
+    cell, nor start a list where it begins a line; inside code spans (the course's own
+    hints use them) only the pipe is.
     """
     spans = " ".join(text.split()).split("`")
     unpaired = spans.pop() if len(spans) % 2 == 0 else None  # after a lone backtick
@@ -66,6 +82,7 @@ def markdown_cell(text: str) -> str:
         span.replace("|", "\\|") if index % 2 else _escape_markdown(span)
         for index, span in enumerate(spans)
     )
+    written = _LIST_START.sub(r"\1\\\2", written)
     return written if unpaired is None else f"{written}\\`{_escape_markdown(unpaired)}"
 
 
