@@ -653,6 +653,7 @@ def _release(args: argparse.Namespace) -> int:
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
         "checker and its workflow; its README.md says how learners use it"
+        + ("" if args.solutions else "; no reference solution is in it")
     )
     return 0
 

@@ -396,6 +396,17 @@ def test_hint_from_the_terminal_opens_one_more_hint_each_time(released_course, p
     assert f"Hint 2/{len(function.hints)}" in second.stdout
 
 
+@pytest.mark.parametrize("sealed", [True, False], ids=["sealed", "not-shipped"])
+def test_the_last_hint_names_solution_only_where_a_reference_solution_ships(
+    released_course, progress_env, sealed
+):
+    function = next(f for f in released_course.functions if bool(f.sealed) == sealed and f.hints)
+    for _ in function.hints:
+        done = run_cli("hint", function.name, env=progress_env)
+    assert "That was the last hint" in done.stdout
+    assert ("solution(" in done.stdout) == sealed
+
+
 def test_hint_of_an_unknown_function_exits_2_naming_it(progress_env):
     done = run_cli("hint", "no_such_function", env=progress_env)
     assert done.returncode == 2 and "no_such_function" in done.stderr

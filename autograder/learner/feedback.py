@@ -219,9 +219,11 @@ def hint(name: str) -> None:
         for number, text in enumerate(function.hints[:shown], start=1)
     ]
     if shown == len(function.hints):
+        then = f'; once {name} passes, solution("{name}") shows the reference solution'
         lines.append(
-            "That was the last hint. The sections named in the test messages help too; "
-            f'once {name} passes, solution("{name}") shows the reference solution.'
+            "That was the last hint. The sections named in the test messages help too"
+            + (then if function.sealed else "")
+            + "."
         )
     _show("\n".join(lines), {"function": name, "opened": shown})
 

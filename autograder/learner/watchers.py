@@ -539,7 +539,8 @@ class _Watch:
 
 _WATCHING: list[_Watch] = []
 # A profile hook set or removed by any means (sys.setprofile, or the C function behind
-# it reached with ctypes) raises this audit event; so does any call ctypes makes.
+# it reached with ctypes) raises the first audit event; ctypes raises the second only
+# for a function pointer it calls by address, not for a library's functions.
 _AUDITED = ("sys.setprofile", "ctypes.call_function")
 
 
@@ -580,7 +581,8 @@ def _profiled(watched: dict[Any, _Watched], records: list[dict[str, Any]]) -> It
     The hook is set for this thread and for threads ``threading`` starts in the block.
     Raises :class:`WatchUntrusted` when the hook could have missed calls: learner code
     set or removed a profile hook (``sys.setprofile``, ``threading.setprofile``, or
-    ctypes), called anything through ctypes, started a thread past ``threading``, or
+    ctypes), called a function pointer by address through ctypes, started a thread
+    past ``threading``, or
     (in the worker) a thread the cells started runs before or after the block.
     """
     if not watched:
