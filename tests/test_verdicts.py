@@ -319,6 +319,28 @@ def test_a_crash_names_the_signal_that_ended_the_worker():
     assert "SIGSEGV" in verdict(crashing).message
 
 
+def test_a_crash_on_a_hidden_input_tells_no_exit_code():
+    def exiting_on_hidden_inputs(x):
+        if x != 1:
+            raise WorkerCrashed("the worker exited with code 27")
+        return 2
+
+    source = HELPER_AMONG_THE_VISIBLE_TESTS
+    result = verdict(
+        exiting_on_hidden_inputs, TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+    )
+    assert result.outcome == "crashed" and "27" not in result.message
+    assert result.message == "the worker ended while f was running."
+
+
+def test_a_crash_in_a_visible_test_after_hidden_inputs_tells_no_exit_code():
+    def exiting(x):
+        raise WorkerCrashed("the worker exited with code 27")
+
+    result = run_test_cell(cell(), {"f": exiting}, "nb.ipynb", after_hidden=True)
+    assert result.message == "the worker ended while f was running."
+
+
 def test_every_outcome_has_one_mark_and_one_terminal_style():
     from autograder.compare.verdicts import MARKS, OUTCOMES
     from autograder.report.console import _STYLE

@@ -166,12 +166,11 @@ def run_test_cell(
             "timeout",
         )
     except WorkerCrashed as exc:
-        return Verdict(
-            "crashed",
-            f"{exc} while {test.function} was running.",
-            _in_hidden(exc, test),
-            "crashed",
-        )
+        hidden = _in_hidden(exc, test)
+        # An exit code is the learner's to choose (os._exit(n)): with hidden inputs in
+        # the worker's hands, it could carry one out, so then only the fact is told.
+        said = "the worker ended" if hidden or after_hidden else str(exc)
+        return Verdict("crashed", f"{said} while {test.function} was running.", hidden, "crashed")
     except FunctionMissing as exc:
         hidden = _in_hidden(exc, test)
         message = _missing_message(exc, test, notebook, hidden or after_hidden)
