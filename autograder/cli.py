@@ -67,7 +67,7 @@ from autograder.report.gradebook import write_gradebook
 from autograder.report.insight.stats import ClassInsight, class_insight
 from autograder.report.model import Report, StudentResult, read_reports
 from autograder.report.status import print_chapter, print_progress
-from autograder.report.text import clean, points
+from autograder.report.text import clean_name, points
 from autograder.store import folder as store
 from autograder.store.folder import CompileStore
 
@@ -448,7 +448,7 @@ def _grade(args: argparse.Namespace) -> int:
             _say(f"note: the grader's own compiled operations are not kept ({unusable})")
         learners = sum(1 for s in submissions if cache is None or cache.get(s) is None)
         limits = replace(limits, compile_store=_compile_store(course, args, limits, learners))
-    notebooks = {clean(s.student, limit=None): len(s.notebooks) for s in submissions}
+    notebooks = {clean_name(s.student): len(s.notebooks) for s in submissions}
     with console.BatchProgress(len(submissions), notebooks) as progress:
         report = grade_all(
             submissions, course, limits, args.seed, args.jobs, cache,

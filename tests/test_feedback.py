@@ -51,8 +51,21 @@ def test_a_traceback_is_shown_as_code_and_names_stay_text():
 
 
 def test_a_feedback_file_name_cannot_leave_its_folder():
-    assert feedback_filename("../../etc/passwd") == "_.._etc_passwd.md"
-    assert feedback_filename("ada lovelace") == "ada_lovelace.md"
+    assert feedback_filename("../../etc/passwd").startswith("_.._etc_passwd~")
+    assert "/" not in feedback_filename("ada/../lovelace")
+
+
+def test_a_name_that_is_safe_as_it_is_names_its_feedback_file():
+    assert feedback_filename("ada_lovelace") == "ada_lovelace.md"
+
+
+def test_names_that_clean_alike_get_feedback_files_of_their_own():
+    names = ["a b", "a|b", "a_b", "jo@uni.edu", "jo_uni.edu", "a_b~" + "0" * 12]
+    assert len({feedback_filename(name) for name in names}) == len(names)
+
+
+def test_a_feedback_file_name_stays_within_a_file_systems_limit():
+    assert len(feedback_filename("M" * 255).encode()) < 255
 
 
 def test_grade_writes_one_feedback_file_per_learner(grade, tmp_path, course):

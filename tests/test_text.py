@@ -1,6 +1,6 @@
 """Learner text in reports: no terminal escapes, no control characters, bounded length."""
 
-from autograder.report.text import clean
+from autograder.report.text import clean, clean_name
 
 
 def test_terminal_escape_sequences_are_removed():
@@ -33,3 +33,13 @@ def test_zero_width_and_other_format_characters_are_removed():
 
 def test_other_non_ascii_text_is_kept():
     assert clean("Total: 7 ∕ 7 — ✅ déjà") == "Total: 7 ∕ 7 — ✅ déjà"
+
+
+def test_a_name_stays_on_one_line():
+    assert clean_name("a\n[2/2] b_victim: 0 / 7\tx\u2028y") == "a [2/2] b_victim: 0 / 7 x y"
+
+
+def test_a_learner_whose_name_holds_a_line_break_is_reported_on_one_line():
+    from autograder.report.model import StudentResult
+
+    assert "\n" not in StudentResult("a\nerror: b crashed the grader").student

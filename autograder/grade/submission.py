@@ -56,10 +56,10 @@ def grade_submission(
                 NotebookNote(
                     exercise.filename,
                     clean(
-                        f"the learner's own {cells} reach into the grader or JAX (autograder, "
+                        "learner cells reach into the grader or JAX (autograder, "
                         "sys.modules, jax._src, ctypes, JAX's registry, or setting JAX's "
-                        "attributes): checks of how the functions work could be misled; "
-                        "worth a look"
+                        f"attributes): {cells}; checks of how the functions work could be "
+                        "misled; worth a look"
                     ),
                 )
             )
@@ -68,8 +68,8 @@ def grade_submission(
                 NotebookNote(
                     exercise.filename,
                     clean(
-                        f"the learner's own {cell} redefines what a locked cell of the "
-                        "course gives; grading used the course's own definitions"
+                        "a learner cell redefines what a locked cell of the course gives "
+                        f"({cell}); grading used the course's own definitions"
                     ),
                 )
             )

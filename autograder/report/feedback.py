@@ -8,6 +8,7 @@ submission. Names and messages are escaped as in every Markdown the grader write
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from autograder.compare.verdicts import MARKS
@@ -18,10 +19,20 @@ from autograder.report.text import markdown_cell, points
 _UNSAFE_IN_FILENAMES = re.compile(r"[^\w.-]")
 
 
+MAX_NAME = 100
+"""Characters of a learner's name kept in their feedback file's name (a file system's
+limit is 255 bytes)."""
+
+
 def feedback_filename(student: str) -> str:
-    """A file name for ``student``'s feedback: letters, digits, ``_``, ``-`` and ``.`` only."""
-    name = _UNSAFE_IN_FILENAMES.sub("_", student).lstrip(".") or "learner"
-    return f"{name}.md"
+    """A file name for ``student``'s feedback: letters, digits, ``_``, ``-`` and ``.``, and
+    one for each learner: a name that had to be changed or cut gets ``~`` and a digest
+    of the whole name, so that ``a b``, ``a|b`` and ``a_b`` get three files."""
+    name = _UNSAFE_IN_FILENAMES.sub("_", student).lstrip(".")
+    if name == student and 0 < len(name.encode()) <= MAX_NAME:
+        return f"{name}.md"
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{name[:MAX_NAME] or 'learner'}~{digest}.md"
 
 
 def to_feedback(student: StudentResult, links: BookLinks | None = None) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from autograder.compare.verdicts import OUTCOMES
 from autograder.load.handed_in import NotebookFile
 from autograder.load.submissions import UnusableInput
-from autograder.report.text import clean
+from autograder.report.text import clean, clean_name
 
 SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""
@@ -166,10 +166,10 @@ class StudentResult:
     files: list[NotebookFile] | None = None
 
     def __post_init__(self) -> None:
-        self.student = clean(self.student, limit=None)
+        self.student = clean_name(self.student)
         if self.files is not None:
             self.files = [
-                replace(f, path=clean(f.path, limit=None), why=clean(f.why, limit=None))
+                replace(f, path=clean_name(f.path), why=clean(f.why, limit=None))
                 for f in self.files
             ]
 

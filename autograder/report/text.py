@@ -22,6 +22,7 @@ _NOT_TEXT = re.compile(
     + "]"
 )
 REPLACEMENT = "\ufffd"
+_LINE_BREAKS = re.compile("[\n\t\u2028\u2029]")
 # Markdown's punctuation that can start markup, and HTML's (escaped with a backslash).
 _MARKDOWN = re.compile(r"[\\*_\[\]<>&|#!~]")
 # What starts a list item where a line begins ("- ", "+ ", "1. ", "1) "); escaped so that
@@ -48,6 +49,13 @@ def clean(text: str, limit: int | None = MAX_MESSAGE) -> str:
     if limit is None or len(text) <= limit:
         return text
     return text[:limit] + f" … [{len(text) - limit} more characters cut]"
+
+
+def clean_name(text: str) -> str:
+    """``text`` cleaned as :func:`clean` does, whole, and on one line: a name or a path,
+    whose line breaks and tabs become spaces, so that no name starts a line of its own
+    on a terminal or in a log."""
+    return _LINE_BREAKS.sub(" ", clean(text, limit=None))
 
 
 @functools.cache
