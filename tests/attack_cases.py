@@ -510,6 +510,8 @@ CASES = [
     Attack("no_code_cells", markdown_only=True, everything="missing"),
     Attack("nbformat_3", nbformat=3),
     Attack("huge_output", output_mib=50),
+    # A correct learner graded after every attack, who keeps every point.
+    Attack("zzz_correct_victim"),
 ]
 
 
