@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import time
 from datetime import UTC, datetime
@@ -77,9 +79,9 @@ def _crafted(folder: Path, entries: dict[bytes, bytes]) -> Path:
         done = subprocess.run([*command, "--stdin"], input=content, capture_output=True, check=True)
         return bytes.fromhex(done.stdout.decode().strip())
 
+    blobs = {content: stored("blob", content) for content in set(entries.values())}
     tree = b"".join(
-        b"100644 " + name + b"\0" + stored("blob", content)
-        for name, content in sorted(entries.items())
+        b"100644 " + name + b"\0" + blobs[content] for name, content in sorted(entries.items())
     )
     commit = _git(folder, "commit-tree", stored("tree", tree, "--literally").hex(), "-m", "work")
     _git(folder, "update-ref", "HEAD", commit)
@@ -308,6 +310,24 @@ def test_a_clone_that_hangs_is_stopped_after_the_timeout(tmp_path, monkeypatch):
     assert said[0] == "alice: git took more than 1 s and was stopped"
 
 
+def test_a_tree_listing_that_hangs_is_stopped_after_the_timeout(tmp_path, monkeypatch):
+    _repository(tmp_path / "alice", {"mine.ipynb": NOTEBOOK})
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    # A git whose ls-tree never answers, as on a repository too large to list in time.
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "git").write_text(
+        f'#!/bin/sh\ncase "$*" in *ls-tree*) sleep 60;; esac\nexec {shutil.which("git")} "$@"\n'
+    )
+    (bin_folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    started = time.monotonic()
+    code, said = _collect(roster, tmp_path / "s", timeout=1)
+    assert time.monotonic() - started < 15
+    assert code == 1
+    assert said[0] == "alice: git took more than 1 s and was stopped"
+
+
 def test_a_token_in_a_repository_url_is_never_printed():
     assert redact("https://ada:ghp_secret@github.com/c/a.git") == "https://github.com/c/a.git"
     assert redact("git@github.com:c/a.git") == "git@github.com:c/a.git"
@@ -433,6 +453,64 @@ def test_notebooks_over_the_count_cap_are_skipped_with_a_line_each(tmp_path):
         f"alice: skipped {name}: over the limit of 2 notebooks a learner" for name in names[2:]
     ]
     assert _files(tmp_path / "s" / "alice") == set(names[:2])
+
+
+def test_notebooks_over_the_learners_total_bytes_are_skipped_with_a_line(tmp_path):
+    # One blob at many paths: each path alone is under the size cap.
+    names = [b"a.ipynb", b"b.ipynb", b"c.ipynb"]
+    _crafted(tmp_path / "alice", dict.fromkeys(names, NOTEBOOK))
+    roster = _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+    size = len(NOTEBOOK)
+    caps = Caps(notebooks=64, learner_bytes=2 * size + 1)
+    code, said = _collect(roster, tmp_path / "s", caps=caps)
+    assert code == 0
+    assert said[0] == (
+        f"alice: skipped c.ipynb: {size} bytes, over the limit of {2 * size + 1} bytes of "
+        f"notebooks a learner ({2 * size} already collected)"
+    )
+    assert _files(tmp_path / "s" / "alice") == {"a.ipynb", "b.ipynb"}
+
+
+def _huge_tree(tmp_path: Path, entries: int, name: str = "n") -> Path:
+    """A roster of one learner whose tree holds ``entries`` notebooks, ``<name>000.ipynb`` on."""
+    names = [f"{name}{index:03}.ipynb".encode() for index in range(entries)]
+    _crafted(tmp_path / "alice", dict.fromkeys(names, NOTEBOOK))
+    return _roster(tmp_path / "roster.csv", [("alice", tmp_path / "alice")])
+
+
+def test_a_huge_tree_gets_a_line_per_entry_read_and_one_saying_where_reading_stopped(
+    tmp_path,
+):
+    roster = _huge_tree(tmp_path, 40)
+    code, said = _collect(roster, tmp_path / "s", caps=Caps(notebooks=2))  # 8 entries read
+    assert code == 0
+    assert said[:6] == [
+        f"alice: skipped n{index:03}.ipynb: over the limit of 2 notebooks a learner"
+        for index in range(2, 8)
+    ]
+    assert said[6] == (
+        "alice: stopped reading the tree at n008.ipynb: over the limit of 8 notebook entries "
+        "read a learner; it and the notebooks after it are not collected"
+    )
+    assert said[7].startswith("alice: collected 2 notebooks at commit ")
+    assert len(said) == 9  # and the class's summary
+
+
+def test_git_is_stopped_before_it_lists_all_of_a_huge_tree(tmp_path, monkeypatch):
+    # ~500 KB of listing: more than git can write into a pipe nobody reads.
+    roster = _huge_tree(tmp_path, 2000, name="n" * 200)
+    listings: list[subprocess.Popen] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, command, *args, **kwargs):
+            super().__init__(command, *args, **kwargs)
+            if "ls-tree" in command:
+                listings.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    code, _ = _collect(roster, tmp_path / "s", caps=Caps(notebooks=2))
+    assert code == 0
+    assert [listing.returncode for listing in listings] == [-signal.SIGKILL]
 
 
 @pytest.mark.parametrize("as_url", [False, True], ids=["path", "file-url"])

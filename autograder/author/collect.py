@@ -19,9 +19,11 @@ commit collected, but those of the release's course copy (``autograder/course/``
 and those under hidden folders, is written under ``--into/<learner>/`` at its path
 in the repository (the grader recognises a chapter's notebook by its cells, so
 names are kept). Every path is checked again before it is written (see
-:func:`checked_path`), and a learner's notebooks are capped in size and number
-(:class:`Caps`); a notebook left out for either reason gets one line naming the
-learner, the path and why. The commit collected for each learner is recorded in
+:func:`checked_path`), and a learner's notebooks are capped in size, in number and
+in bytes in all (:class:`Caps`); a notebook left out for any of these reasons gets
+one line naming the learner, the path and why. The commit's tree is read from git
+as it comes, and no further than a cap on its ``.ipynb`` entries; one line says
+where reading stopped. The commit collected for each learner is recorded in
 ``--into/collected.json``, so a regrade grades the same work. A repository that
 cannot be cloned, has no commit or holds no notebook is reported on one line, and
 leaves that learner's earlier collection, if any, as it was; the rest of the class
@@ -41,8 +43,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -60,6 +64,16 @@ DEFAULT_TIMEOUT = 120.0
 NOTEBOOKS_PER_CHAPTER = 4
 """How many notebooks of one learner are collected, per chapter of the course: its
 notebook, and copies of it (``leaves-Copy1.ipynb``) or scratch notebooks beside it."""
+MAX_LEARNER_BYTES = 256 * 1024 * 1024
+"""How many bytes of notebooks one learner's collection holds at most, in all. The
+course's notebooks are well under 1 MiB each; this leaves room for outputs and one
+notebook as large as the grader takes, and keeps a tree naming one large blob at
+many paths from writing more than this."""
+ENTRIES_PER_NOTEBOOK = 4
+"""How many ``.ipynb`` entries of a learner's tree are read, per notebook collected:
+room for checkpoints (``.ipynb_checkpoints/``), the course copy and notebooks left
+out; past it, the tree is not read further, so its size costs neither memory nor
+one line per entry."""
 DEADLINE_CAVEAT = (
     "a commit's date is whatever the learner's git wrote: --deadline takes the learner's "
     "word for when the work was done, not a record of when it was pushed; to hold a "
@@ -90,10 +104,17 @@ class UnsafePath(Exception):
 @dataclass(frozen=True)
 class Caps:
     """What one learner's collection may hold: ``notebooks`` notebooks at most (the first
-    by path), each of ``notebook_bytes`` at most (the grader's own limit by default)."""
+    by path), each of ``notebook_bytes`` at most (the grader's own limit by default),
+    of ``learner_bytes`` in all; and how far its tree is read (:attr:`entries`)."""
 
     notebooks: int
     notebook_bytes: int = MAX_NOTEBOOK_BYTES
+    learner_bytes: int = MAX_LEARNER_BYTES
+
+    @property
+    def entries(self) -> int:
+        """How many ``.ipynb`` entries of the tree are read at most, whatever their fate."""
+        return ENTRIES_PER_NOTEBOOK * self.notebooks
 
     @classmethod
     def for_course(cls, chapters: int) -> Caps:
@@ -381,38 +402,104 @@ def _notebooks(
 
     Left out without a word: the course copy and hidden folders. Left out with a
     line to ``say``: an unsafe path (:func:`checked_path`), a link or submodule, a
-    notebook over ``caps.notebook_bytes`` (its size as git stored it, read before
-    anything is written), and the notebooks after the first ``caps.notebooks``.
+    notebook over ``caps.notebook_bytes`` or that would bring the learner's total
+    over ``caps.learner_bytes`` (sizes as git stored them, read before anything is
+    written), and the notebooks after the first ``caps.notebooks``. The tree is read
+    no further than its first ``caps.entries`` ``.ipynb`` entries; one line says so
+    when there are more.
+    """
+    found: list[tuple[PurePosixPath, str]] = []
+    total = read = 0
+    with closing(_tree_entries(clone, commit, timeout)) as entries:
+        for info, name in entries:
+            if not name.endswith(b".ipynb"):
+                continue
+            if read == caps.entries:
+                say(
+                    f"{learner}: stopped reading the tree at {_shown(name)}: "
+                    f"over the limit of {caps.entries:,} notebook entries read a learner; it and "
+                    "the notebooks after it are not collected"
+                )
+                break
+            read += 1
+            mode, kind, blob, size = info.decode().split()
+            try:
+                path = checked_path(name)
+            except UnsafePath as exc:
+                say(f"{learner}: skipped {_shown(name)}: {exc}")
+                continue
+            if any(part.startswith(".") for part in path.parts) or path.is_relative_to(
+                _COURSE_COPY_PATH
+            ):
+                continue
+            why = _left_out(mode, kind, size, caps, len(found), total)
+            if why:
+                say(f"{learner}: skipped {clean(str(path))}: {why}")
+                continue
+            total += int(size)
+            found.append((path, blob))
+    return found
+
+
+def _left_out(mode: str, kind: str, size: str, caps: Caps, found: int, total: int) -> str:
+    """Why a notebook entry of the tree (``mode``, ``kind``, ``size`` as listed) is not
+    collected after ``found`` notebooks of ``total`` bytes were; empty when it is."""
+    if kind != "blob" or mode not in _REGULAR_FILE_MODES:
+        return "not a regular file (a symbolic link or a submodule)"
+    if int(size) > caps.notebook_bytes:
+        return f"{int(size):,} bytes, over the limit of {caps.notebook_bytes:,} a notebook"
+    if found == caps.notebooks:
+        return f"over the limit of {caps.notebooks} notebooks a learner"
+    if total + int(size) > caps.learner_bytes:
+        return (
+            f"{int(size):,} bytes, over the limit of {caps.learner_bytes:,} bytes of notebooks "
+            f"a learner ({total:,} already collected)"
+        )
+    return ""
+
+
+def _shown(name: bytes) -> str:
+    """A tree entry's name as it may be printed: decoded as far as it is UTF-8, and cleaned."""
+    return clean(name.decode(errors="replace"))
+
+
+def _tree_entries(clone: Path, commit: str, timeout: float) -> Iterator[tuple[bytes, bytes]]:
+    """Every entry of ``commit``'s tree, as ``(info, name)``, read from git as it lists
+    them (``info``: mode, kind, object and size). Closing the iterator stops git, so a
+    caller that reads only the first entries holds no more of the tree than those.
+
+    Raises CollectFailed when git fails or takes more than ``timeout`` seconds.
     """
     # --long: each blob's size, from git's object header
-    listing = _git(clone, ["ls-tree", "-r", "-z", "--long", "--full-tree", commit], timeout)
-    found: list[tuple[PurePosixPath, str]] = []
-    for entry in listing.stdout.split(b"\0"):
-        info, _, name = entry.partition(b"\t")
-        if not name.endswith(b".ipynb"):
-            continue
-        mode, kind, blob, size = info.decode().split()
+    command = ["git", "-C", str(clone), "ls-tree", "-r", "-z", "--long", "--full-tree", commit]
+    stopped = threading.Event()
+
+    def stop(process: subprocess.Popen[bytes]) -> None:
+        stopped.set()
+        _kill(process)
+
+    with tempfile.TemporaryFile() as stderr:
+        process = _start(command, subprocess.PIPE, stderr)
+        timer = threading.Timer(timeout, stop, (process,))
+        timer.start()
         try:
-            path = checked_path(name)
-        except UnsafePath as exc:
-            say(f"{learner}: skipped {clean(name.decode(errors='replace'))}: {exc}")
-            continue
-        if any(part.startswith(".") for part in path.parts) or path.is_relative_to(
-            _COURSE_COPY_PATH
-        ):
-            continue
-        why = ""
-        if kind != "blob" or mode not in _REGULAR_FILE_MODES:
-            why = "not a regular file (a symbolic link or a submodule)"
-        elif int(size) > caps.notebook_bytes:
-            why = f"{int(size):,} bytes, over the limit of {caps.notebook_bytes:,} a notebook"
-        elif len(found) == caps.notebooks:
-            why = f"over the limit of {caps.notebooks} notebooks a learner"
-        if why:
-            say(f"{learner}: skipped {clean(str(path))}: {why}")
-            continue
-        found.append((path, blob))
-    return found
+            assert process.stdout is not None
+            pending = b""
+            for chunk in iter(lambda: process.stdout.read1(1 << 16), b""):
+                *complete, pending = (pending + chunk).split(b"\0")
+                for entry in complete:
+                    info, _, name = entry.partition(b"\t")
+                    yield info, name
+        finally:
+            timer.cancel()
+            _kill(process)
+            process.stdout.close()
+            returncode = process.wait()
+        if stopped.is_set():
+            raise CollectFailed(f"git took more than {timeout:g} s and was stopped")
+        if returncode != 0:
+            stderr.seek(0)
+            raise CollectFailed(f"git ls-tree failed: {_git_reason(stderr.read())}")
 
 
 def _git(
@@ -432,23 +519,37 @@ def _run(
     Its output goes to ``stdout`` when given (a file: nothing of it is held here),
     else it is returned.
     """
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GCM_INTERACTIVE="never")
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE if stdout is None else stdout,
-        stderr=subprocess.PIPE,
-        env=env,
-        start_new_session=True,  # its own process group: a timeout stops ssh or curl too
-    )
+    process = _start(command, subprocess.PIPE if stdout is None else stdout, subprocess.PIPE)
     try:
         output, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        _kill(process)
         process.communicate()
         raise CollectFailed(f"git took more than {timeout:g} s and was stopped") from None
     return subprocess.CompletedProcess(command, process.returncode, output or b"", stderr)
+
+
+def _start(
+    command: list[str], stdout: IO[bytes] | int, stderr: IO[bytes] | int
+) -> subprocess.Popen[bytes]:
+    """Start git without a terminal prompt, in a process group of its own."""
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GCM_INTERACTIVE="never")
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        env=env,
+        start_new_session=True,  # its own process group: a timeout stops ssh or curl too
+    )
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``process`` and whatever it started (before it is waited for: its group's id
+    is still its own)."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def _git_reason(stderr: bytes) -> str:
