@@ -4,7 +4,9 @@ victim with one grading process and with two.
 ``leaves_in_order`` must walk a tree without JAX; each learner here hands in JAX's own
 leaves: the honest lazy learner by calling ``jax.tree.leaves``, the others by a way around
 the watch (the registry's own flatten, a thread started before the call, the profile hook
-removed with ctypes and put back, JAX's function replaced under another name).
+removed with ctypes and put back, JAX's function replaced under another name, an answer
+that differs while the profile hook is set, a copy of JAX's function's code, a function
+compiled under JAX's file name in JAX's module's globals).
 """
 
 from __future__ import annotations
