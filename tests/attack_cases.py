@@ -255,6 +255,14 @@ def leaves_in_order(tree):
     ),
 }
 
+# the registry's flatten bound in an earlier cell, its name spelled in pieces: the watch
+# replaces the method on the registry's type, which a bound method does not look up again
+HELD_REGISTRY_METHOD = """_registry = getattr(getattr(jax, "tree_" + "util"), "default_" + "registry")
+
+
+def leaves_in_order(tree, _flatten=_registry.flatten):
+    return _flatten(tree)[0]"""
+
 CASES = [
     # Patching the learner's own process changes nothing in the grader's.
     Attack(

@@ -481,3 +481,19 @@ def test_a_watcher_in_the_worker_takes_a_function_compiled_under_jaxs_file_name_
         "leaves_of = _jax.pop('leaves_of')\n"
     )
     assert _watched_apis_in_worker(cell) == ["jax.tree_util.tree_leaves"]
+
+
+def test_a_worker_names_the_registry_methods_a_cell_holds_bound_by_name_or_default_argument():
+    worker = Worker()
+    cell = (
+        "import jax\n"
+        "_registry = getattr(jax, 'tree_' + 'util').default_registry\n"
+        "flatten_one = _registry.flatten_one_level\n"
+        "def leaves_of(tree, _flatten=_registry.flatten):\n"
+        "    return _flatten(tree)[0]\n"
+    )
+    reply = worker.exec_cell(1, cell)
+    assert reply["holds"] == [
+        "jax.tree_util.default_registry.flatten",
+        "jax.tree_util.default_registry.flatten_one_level",
+    ]

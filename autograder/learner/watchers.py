@@ -584,6 +584,38 @@ def changed_since_before_cells() -> list[str]:
 _GONE = object()
 
 
+def registry_methods_held(namespace: dict[str, Any]) -> list[str]:
+    """The methods of JAX's tree registries (``"jax.tree_util.default_registry.flatten"``)
+    that ``namespace`` holds already bound, by a name or as a default argument or closure
+    variable of one of its functions.
+
+    A watch replaces such a method on the registry's type, which a method bound before
+    the call does not look up again: a call through it is not seen.
+    """
+    import jax
+
+    registry = _before_cells(jax.tree_util, "default_registry")
+    bound_method = type(registry.flatten)  # a C++ method bound to its object
+    held = set()
+    for value in list(namespace.values()):
+        for candidate in [value, *_held_by(value)]:
+            # type() is the object's own, never the learner's code: checked before reading
+            if type(candidate) is bound_method and isinstance(candidate.__self__, type(registry)):
+                held.add(f"jax.tree_util.default_registry.{candidate.__name__}")
+    return sorted(held)
+
+
+def _held_by(value: Any) -> list[Any]:
+    """A function's default arguments and closure variables; nothing for anything else."""
+    if type(value) is not FunctionType:
+        return []
+    held = [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]
+    for cell in value.__closure__ or ():
+        with contextlib.suppress(ValueError):  # a variable not yet bound
+            held.append(cell.cell_contents)
+    return held
+
+
 def _threads_the_cells_left() -> set[int]:
     if _BEFORE is None:
         return set()
