@@ -9,6 +9,7 @@ from autograder.learner.watchers import (
     leaf_types,
     round_trip,
     watch_calls,
+    watch_calls_and_result,
 )
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "leaf_types",
     "round_trip",
     "watch_calls",
+    "watch_calls_and_result",
 ]

@@ -195,6 +195,47 @@ def leaves_in_order(tree, _leaves=jax.tree.leaves):
     finally:
         sys.setprofile(hook)""",
     ),
+    # a function that behaves otherwise while watched: the profile hook is set then
+    "watch_dodged_by_getprofile": (
+        "failed",
+        """import sys
+
+
+def leaves_in_order(tree):
+    if sys.getprofile() is not None:
+        return []
+    return jax.tree.leaves(tree)""",
+    ),
+    # a copy of JAX's function under another name: its code, file name and globals JAX's
+    "watch_dodged_by_code_copy": (
+        "failed",
+        """import types
+
+_jax_leaves = jax.tree.leaves
+_mine = types.FunctionType(
+    _jax_leaves.__code__.replace(co_name="mine"),
+    _jax_leaves.__globals__,
+    "mine",
+    _jax_leaves.__defaults__,
+    _jax_leaves.__closure__,
+)
+
+
+def leaves_in_order(tree):
+    return _mine(tree)""",
+    ),
+    # a cell's function compiled under JAX's file name and run in JAX's module's globals
+    "watch_dodged_by_forged_file": (
+        "failed",
+        """_jax_globals = jax.tree.leaves.__globals__
+_source = "def _mine(tree):\\n    return tree_util.tree_leaves(tree)\\n"
+exec(compile(_source, jax.tree.leaves.__code__.co_filename, "exec"), _jax_globals)
+_mine = _jax_globals.pop("_mine")
+
+
+def leaves_in_order(tree):
+    return _mine(tree)""",
+    ),
     # JAX's function replaced under another name, the real one kept and called
     "watch_dodged_by_alias_patch": (
         "failed",
@@ -213,6 +254,14 @@ def leaves_in_order(tree):
     return _real(tree)""",
     ),
 }
+
+# the registry's flatten bound in an earlier cell, its name spelled in pieces: the watch
+# replaces the method on the registry's type, which a bound method does not look up again
+HELD_REGISTRY_METHOD = """_registry = getattr(getattr(jax, "tree_" + "util"), "default_" + "registry")
+
+
+def leaves_in_order(tree, _flatten=_registry.flatten):
+    return _flatten(tree)[0]"""
 
 CASES = [
     # Patching the learner's own process changes nothing in the grader's.

@@ -4,7 +4,9 @@ victim with one grading process and with two.
 ``leaves_in_order`` must walk a tree without JAX; each learner here hands in JAX's own
 leaves: the honest lazy learner by calling ``jax.tree.leaves``, the others by a way around
 the watch (the registry's own flatten, a thread started before the call, the profile hook
-removed with ctypes and put back, JAX's function replaced under another name).
+removed with ctypes and put back, JAX's function replaced under another name, an answer
+that differs while the profile hook is set, a copy of JAX's function's code, a function
+compiled under JAX's file name in JAX's module's globals).
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from attack_cases import CASES, NOTEBOOK, WATCH_EVASIONS, Attack, build
+from attack_cases import CASES, HELD_REGISTRY_METHOD, NOTEBOOK, WATCH_EVASIONS, Attack, build
 
 from conftest import VICTIM, run_cli
 
 pytestmark = pytest.mark.slow
 
 LAZY = "c_lazy_honest"
+HELD = "a_held_registry_method"
 EVASIONS = [attack for attack in CASES if attack.name in WATCH_EVASIONS]
 
 
@@ -27,6 +30,7 @@ def graded(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     learners = {f"a_{attack.name}": attack for attack in EVASIONS}
     learners[LAZY] = next(attack for attack in CASES if attack.name == "lazy_leaves_in_order")
+    learners[HELD] = Attack("held", {"leaves_in_order": HELD_REGISTRY_METHOD})
     learners[VICTIM] = Attack("correct")
     for name, attack in learners.items():
         (folder / name).mkdir()
@@ -81,3 +85,12 @@ def test_a_cell_that_reaches_ctypes_or_jaxs_registry_is_noted(graded, evasion):
 def test_a_watch_that_could_have_missed_calls_says_so_in_the_courses_words(graded, evasion):
     messages = [test["message"] for test in _leaves_in_order(graded[f"a_{evasion}"])["tests"]]
     assert any("could not be checked" in message for message in messages), messages
+
+
+def test_a_cell_that_holds_the_registrys_flatten_bound_is_noted_however_it_spells_the_name(
+    graded,
+):
+    notes = _notes(graded[HELD])
+    assert any("holds JAX's jax.tree_util.default_registry.flatten bound" in n for n in notes), (
+        notes
+    )

@@ -21,6 +21,7 @@ from autograder.learner.watchers import (
     leaf_types,
     round_trip,
     watch_calls,
+    watch_calls_and_result,
 )
 
 NOTEBOOK = """
@@ -287,6 +288,20 @@ def test_watch_calls_leaves_out_the_calls_jax_makes_of_its_own_functions(noteboo
     assert watch_calls(notebook["doubled_under_jit"], (jnp.ones(2),), apis=apis) == []
 
 
+def test_watch_calls_and_result_answers_with_the_calls_and_what_the_watched_call_returned(
+    notebook,
+):
+    exec(
+        "def otherwise_when_watched(tree):\n"
+        "    return [] if sys.getprofile() else jax.tree.leaves(tree)\n",
+        notebook,
+    )
+    answer = watch_calls_and_result(
+        notebook["otherwise_when_watched"], ([1, (2,)],), apis=["jax.tree.leaves"]
+    )
+    assert answer == {"calls": [], "result": []}
+
+
 def test_watch_calls_refuses_to_answer_when_the_profile_hook_is_removed(notebook):
     exec(
         "import sys\n"
@@ -437,3 +452,48 @@ def test_a_watcher_in_the_worker_watches_jaxs_own_function_whatever_a_cell_put_i
         jax.tree.leaves = real
     assert reply["changed"] == ["jax.tree.leaves"]
     assert [call["api"] for call in wire.decode(watched["value"])] == ["jax.tree.leaves"]
+
+
+def _watched_apis_in_worker(cell: str) -> list[str]:
+    """The APIs ``leaves_of``, defined by ``cell``, calls while a worker watches it."""
+    worker = Worker()
+    assert worker.exec_cell(1, cell)["ok"]
+    reply = _watch_in(worker, "leaves_of", ["jax.tree.leaves", "jax.tree_util.tree_leaves"])
+    return [call["api"] for call in wire.decode(reply["value"])]
+
+
+def test_a_watcher_in_the_worker_takes_a_copy_of_jaxs_function_for_the_learners_own():
+    cell = (
+        "import jax, types\n"
+        "_real = jax.tree.leaves\n"
+        "_code = _real.__code__.replace(co_name='mine')\n"
+        "leaves_of = types.FunctionType(_code, _real.__globals__, 'mine', _real.__defaults__)\n"
+    )
+    assert _watched_apis_in_worker(cell) == ["jax.tree_util.tree_leaves"]
+
+
+def test_a_watcher_in_the_worker_takes_a_function_compiled_under_jaxs_file_name_for_the_learners():
+    cell = (
+        "import jax\n"
+        "_jax = jax.tree.leaves.__globals__\n"
+        "_source = 'def leaves_of(tree):\\n    return tree_util.tree_leaves(tree)\\n'\n"
+        "exec(compile(_source, jax.tree.leaves.__code__.co_filename, 'exec'), _jax)\n"
+        "leaves_of = _jax.pop('leaves_of')\n"
+    )
+    assert _watched_apis_in_worker(cell) == ["jax.tree_util.tree_leaves"]
+
+
+def test_a_worker_names_the_registry_methods_a_cell_holds_bound_by_name_or_default_argument():
+    worker = Worker()
+    cell = (
+        "import jax\n"
+        "_registry = getattr(jax, 'tree_' + 'util').default_registry\n"
+        "flatten_one = _registry.flatten_one_level\n"
+        "def leaves_of(tree, _flatten=_registry.flatten):\n"
+        "    return _flatten(tree)[0]\n"
+    )
+    reply = worker.exec_cell(1, cell)
+    assert reply["holds"] == [
+        "jax.tree_util.default_registry.flatten",
+        "jax.tree_util.default_registry.flatten_one_level",
+    ]

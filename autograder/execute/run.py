@@ -453,6 +453,14 @@ class NotebookRun:
                     f"replaces JAX's own {', '.join(changed)}: the tests watched JAX's own "
                     "functions, but checks of how the functions work could be misled; worth a look",
                 )
+            held = [] if self._after_hidden else _jax_names(reply.get("holds"))
+            if held:
+                self._note(
+                    number,
+                    f"holds JAX's {', '.join(held)} bound, which the tests do not see called "
+                    "through that reference: checks of how the functions work could be "
+                    "misled; worth a look",
+                )
         return worker
 
     @property

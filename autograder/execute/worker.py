@@ -28,7 +28,12 @@ from typing import Any
 import jax
 
 from autograder.execute import channel, wire
-from autograder.learner.watchers import WATCHERS, changed_since_before_cells, remember_before_cells
+from autograder.learner.watchers import (
+    WATCHERS,
+    changed_since_before_cells,
+    registry_methods_held,
+    remember_before_cells,
+)
 from autograder.load.learner_notebook import cell_label
 
 MAX_MESSAGE_TEXT = 2000
@@ -110,7 +115,7 @@ class Worker:
         # them misreport: see book/security.md.)
         self.watchers = dict(WATCHERS)
         remember_before_cells()
-        self.changed: set[str] = set()  # of JAX's functions, told once each
+        self.told: set[str] = set()  # JAX's functions a cell replaced or holds, told once each
         # Time JAX spends tracing, lowering and compiling, reported with each call's
         # answer with the call's CPU time: the reference solutions' CPU time sets the
         # call limits, their compiling kept apart (autograder.execute.run). A learner's
@@ -156,8 +161,10 @@ class Worker:
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}
 
     def exec_cell(self, index: int, source: str) -> dict[str, Any]:
-        """Run a cell; the reply names what of JAX the cell replaced (``"changed"``), which
-        the report notes: the watchers watch JAX's own functions whatever took their place."""
+        """Run a cell; the reply names what of JAX the cell replaced (``"changed"``) and the
+        methods of JAX's tree registries the notebook holds bound (``"holds"``), which the
+        report notes: the watchers watch JAX's own functions whatever took their place,
+        but not a call through a method bound before it."""
         filename = cell_filename(index)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         try:
@@ -167,9 +174,19 @@ class Worker:
             reply = {"ok": False, "error": describe_exception(exc)}
         else:
             reply = {"ok": True}
-        changed = [name for name in changed_since_before_cells() if name not in self.changed]
-        self.changed.update(changed)
-        return {**reply, "changed": changed} if changed else reply
+        changed = self._untold(changed_since_before_cells())
+        if changed:
+            reply["changed"] = changed
+        held = self._untold(registry_methods_held(self.namespace))
+        if held:
+            reply["holds"] = held
+        return reply
+
+    def _untold(self, names: list[str]) -> list[str]:
+        """Those of ``names`` that no cell's reply named yet."""
+        new = [name for name in names if name not in self.told]
+        self.told.update(new)
+        return new
 
     def missing(self, name: str | None = None) -> dict[str, Any]:
         """The answer to a call of a name the notebook does not define."""

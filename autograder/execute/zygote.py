@@ -96,6 +96,7 @@ def _preload(argv: list[str]) -> None:
     # the setup cell of every exercise notebook imports these (0.1 s)
     from autograder import notebook, watchers  # noqa: F401
     from autograder.execute import wire, worker  # noqa: F401
+    from autograder.learner.watchers import remember_library_code
     from autograder.store.folder import cache_settings
 
     for module in _preloaded(argv):
@@ -110,6 +111,8 @@ def _preload(argv: list[str]) -> None:
         else:
             for name, value in cache_settings(folder, writable="--own" in argv).items():
                 jax.config.update(name, value)
+    # once here, not in each worker: 0.2 s, for what a watcher takes for a library's own
+    remember_library_code()
 
 
 def _preloaded(argv: list[str]) -> list[str]:

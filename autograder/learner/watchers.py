@@ -21,13 +21,14 @@ from __future__ import annotations
 import _thread
 import contextlib
 import functools
+import gc
 import importlib
 import inspect
 import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from types import CodeType, FrameType
+from types import CodeType, FrameType, FunctionType
 from typing import Any, NamedTuple
 
 WATCHERS: dict[str, Callable[..., Any]] = {}
@@ -161,6 +162,36 @@ def watch_calls(
     :func:`describe`. Raises :class:`WatcherError` when the learner's code
     removed the watch while it ran.
     """
+    return _watched_call(function, args, kwargs, apis)[1]
+
+
+@watcher
+def watch_calls_and_result(
+    function: Callable[..., Any],
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    *,
+    apis: Sequence[str],
+) -> dict[str, Any]:
+    """:func:`watch_calls`, and what the watched call returned: ``{"calls": [records],
+    "result": value}``.
+
+    Code can tell it is watched (the profile hook is set) and do something else while
+    it is, so a test that watches how a function works checks the result of the same
+    call too: the function must both give the right answer and make no forbidden call.
+    """
+    result, records = _watched_call(function, args, kwargs, apis)
+    return {"calls": records, "result": result}
+
+
+def _watched_call(
+    function: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any] | None,
+    apis: Sequence[str],
+) -> tuple[Any, list[dict[str, Any]]]:
+    """What ``function(*args, **kwargs)`` returned, and its calls of the ``apis``
+    (see :func:`watch_calls`)."""
     import jax
 
     namespace = _globals_of(function)
@@ -184,8 +215,8 @@ def watch_calls(
         for owner, attribute, spy in replacements:
             stack.enter_context(_replaced(owner, {attribute: spy}))
         with _profiled(watched, records):
-            function(*args, **(kwargs or {}))
-    return records
+            result = function(*args, **(kwargs or {}))
+    return result, records
 
 
 @watcher
@@ -435,8 +466,13 @@ def _wrapper_codes(original: Callable[..., Any]) -> frozenset[CodeType]:
 
 
 def _from_library(frame: FrameType, package: str) -> bool:
-    """Whether ``frame`` runs code of ``package`` itself, as imported (not a learner's cell
-    that borrowed a module name or file name: both the file and the module must match)."""
+    """Whether ``frame`` runs code of ``package`` itself, as imported: its file and module
+    must be the package's and, in the worker, its code one that was loaded before the
+    notebook's cells ran (see :func:`remember_library_code`). A cell's function that
+    borrowed a module's globals, its file name, or the code of one of its functions
+    (``__code__.replace``) is the learner's, and so are the calls it makes."""
+    if _LIBRARY_CODE is not None and frame.f_code not in _LIBRARY_CODE:
+        return False
     module = sys.modules.get(str(frame.f_globals.get("__name__", "")))
     if module is None or getattr(module, "__dict__", None) is not frame.f_globals:
         return False
@@ -477,6 +513,28 @@ class _Before(NamedTuple):
 
 
 _BEFORE: _Before | None = None
+_LIBRARY_CODE: frozenset[CodeType] | None = None
+
+
+def remember_library_code() -> None:
+    """Remember the code of every Python function loaded so far, and the code nested in it
+    (inner functions, lambdas): JAX's and the other libraries', none of it a learner's.
+
+    Called where the workers fork from, after the imports and before any learner cell
+    runs (:func:`remember_before_cells` calls it where it was not): a code object made
+    later, whatever file name and globals it borrows, is not taken for a library's own.
+    """
+    global _LIBRARY_CODE
+    import jax.flatten_util  # noqa: F401 - a module test cells watch; its code is remembered
+
+    found: set[CodeType] = set()
+    pending = [f.__code__ for f in gc.get_objects() if type(f) is FunctionType]
+    while pending:
+        code = pending.pop()
+        if code not in found:
+            found.add(code)
+            pending += [const for const in code.co_consts if type(const) is CodeType]
+    _LIBRARY_CODE = frozenset(found)
 
 
 def _public_jax(name: str) -> bool:
@@ -494,8 +552,9 @@ def remember_before_cells() -> None:
     """
     global _BEFORE
     import jax
-    import jax.flatten_util  # noqa: F401 - a module test cells watch; loaded so it is remembered
 
+    if _LIBRARY_CODE is None:
+        remember_library_code()
     modules = {
         name: dict(vars(module))
         for name, module in list(sys.modules.items())
@@ -523,6 +582,38 @@ def changed_since_before_cells() -> list[str]:
 
 
 _GONE = object()
+
+
+def registry_methods_held(namespace: dict[str, Any]) -> list[str]:
+    """The methods of JAX's tree registries (``"jax.tree_util.default_registry.flatten"``)
+    that ``namespace`` holds already bound, by a name or as a default argument or closure
+    variable of one of its functions.
+
+    A watch replaces such a method on the registry's type, which a method bound before
+    the call does not look up again: a call through it is not seen.
+    """
+    import jax
+
+    registry = _before_cells(jax.tree_util, "default_registry")
+    bound_method = type(registry.flatten)  # a C++ method bound to its object
+    held = set()
+    for value in list(namespace.values()):
+        for candidate in [value, *_held_by(value)]:
+            # type() is the object's own, never the learner's code: checked before reading
+            if type(candidate) is bound_method and isinstance(candidate.__self__, type(registry)):
+                held.add(f"jax.tree_util.default_registry.{candidate.__name__}")
+    return sorted(held)
+
+
+def _held_by(value: Any) -> list[Any]:
+    """A function's default arguments and closure variables; nothing for anything else."""
+    if type(value) is not FunctionType:
+        return []
+    held = [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]
+    for cell in value.__closure__ or ():
+        with contextlib.suppress(ValueError):  # a variable not yet bound
+            held.append(cell.cell_contents)
+    return held
 
 
 def _threads_the_cells_left() -> set[int]:
