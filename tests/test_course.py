@@ -103,12 +103,12 @@ def test_the_table_of_contents_lists_the_chapters_in_the_courses_order():
     )
 
 
-@pytest.mark.parametrize("function", [f for f in FUNCTIONS if not f.answered_by])
+@pytest.mark.parametrize("function", [p for p in FUNCTIONS if not p.values[0].answered_by])
 def test_each_function_has_probes_to_seal_its_reference_solution(function):
     assert len(function.probes) >= 2
 
 
-@pytest.mark.parametrize("function", [f for f in FUNCTIONS if f.answered_by])
+@pytest.mark.parametrize("function", [p for p in FUNCTIONS if p.values[0].answered_by])
 def test_a_function_a_library_call_answers_has_no_probes_to_seal_it_with(function):
     assert function.probes == ()
 
