@@ -368,7 +368,7 @@ def test_a_seal_opens_with_the_key_of_what_its_reference_answers(course, release
     for notebook in course.notebooks[:1]:
         namespace = reference_namespace(notebook)
         released = {f.name: f for f in released_course.notebook(notebook.id).functions}
-        for function in notebook.functions:
+        for function in (f for f in notebook.functions if not f.answered_by):
             assert len(function.probes) >= 2, function.name
             key = sealing.fingerprint(label(function), probe_results(function, namespace))
             sealed = released[function.name].sealed
