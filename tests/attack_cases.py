@@ -564,6 +564,19 @@ CASES = [
 ]
 
 
+def write_learners(folder: Path, learners: dict[str, Attack]) -> Path:
+    """A class folder: for each learner, the ``leaves.ipynb`` their attack builds."""
+    for name, attack in learners.items():
+        (folder / name).mkdir()
+        (folder / name / NOTEBOOK).write_bytes(build(attack))
+    return folder
+
+
+def graded_by_learner(report: Path) -> dict[str, dict]:
+    """Each learner's row of the JSON report at ``report``, by their name."""
+    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
+
+
 def build(attack: Attack) -> bytes:
     """The notebook file of ``attack``."""
     if attack.raw is not None:

@@ -12,11 +12,10 @@ learner whose worker keeps the hidden inputs there before it ends, for its resta
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from attack_cases import CASES, NOTEBOOK, Attack, build
+from attack_cases import CASES, Attack, graded_by_learner, write_learners
 
 from autograder.isolate import bubblewrap
 from conftest import VICTIM, run_cli
@@ -35,25 +34,15 @@ LOOKERS = ("c_looks_for_traces", "c_looks_for_traces_too")
 @pytest.fixture(scope="module", params=[1, 2], ids=["jobs-1", "jobs-2"])
 def graded(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
-    for name, attack in [*((n, LEAVER) for n in LEAVERS), *((n, LOOKER) for n in LOOKERS)]:
-        (folder / name).mkdir()
-        (folder / name / NOTEBOOK).write_bytes(build(attack))
-    (folder / VICTIM).mkdir()
-    (folder / VICTIM / NOTEBOOK).write_bytes(build(Attack("correct")))
+    learners = {**dict.fromkeys(LEAVERS, LEAVER), **dict.fromkeys(LOOKERS, LOOKER)}
+    write_learners(folder, {**learners, VICTIM: Attack("correct")})
     report = tmp_path_factory.mktemp("report") / "r.json"
     done = run_cli(
-        "grade",
-        folder,
-        "--json",
-        report,
-        "--assignment",
-        "leaves",
-        "--no-cache",
-        "--jobs",
-        str(request.param),
-    )
+        "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
+        "--jobs", str(request.param),
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
+    return graded_by_learner(report)
 
 
 def test_the_victim_after_them_keeps_full_marks(graded):
@@ -161,16 +150,14 @@ def graded_kernel_leftovers(request, tmp_path_factory):
         **dict.fromkeys(KERNEL_LOOKERS, Attack("look", append=(LOOK_FOR_THE_SECRET,))),
         VICTIM: Attack("correct"),
     }
-    for name, attack in attacks.items():
-        (folder / name).mkdir()
-        (folder / name / NOTEBOOK).write_bytes(build(attack))
+    write_learners(folder, attacks)
     report = tmp_path_factory.mktemp("report") / "r.json"
     done = run_cli(
         "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
         "--jobs", str(request.param),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
+    return graded_by_learner(report)
 
 
 def notes_of(student: dict) -> list[str]:

@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from attack_cases import CASES, NOTEBOOK, Attack, build
+from attack_cases import CASES, Attack, write_learners
 
 from autograder.report.text import markdown_cell
 from conftest import VICTIM, run_cli
@@ -40,9 +40,7 @@ LEARNERS = tuple(ATTACKS)
 @pytest.fixture(scope="module", params=[1, 2], ids=["jobs-1", "jobs-2"])
 def graded(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
-    for name, attack in ATTACKS.items():
-        (folder / name).mkdir()
-        (folder / name / NOTEBOOK).write_bytes(build(attack))
+    write_learners(folder, ATTACKS)
     extra = folder / FILE_NAME / NOT_UTF8.decode("utf-8", "surrogateescape")
     extra.write_text(nbformat.writes(nbformat.v4.new_notebook()))
     out = tmp_path_factory.mktemp("out")

@@ -11,10 +11,15 @@ compiled under JAX's file name in JAX's module's globals).
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from attack_cases import CASES, HELD_REGISTRY_METHOD, NOTEBOOK, WATCH_EVASIONS, Attack, build
+from attack_cases import (
+    CASES,
+    HELD_REGISTRY_METHOD,
+    WATCH_EVASIONS,
+    Attack,
+    graded_by_learner,
+    write_learners,
+)
 
 from conftest import VICTIM, run_cli
 
@@ -32,16 +37,14 @@ def graded(request, tmp_path_factory):
     learners[LAZY] = next(attack for attack in CASES if attack.name == "lazy_leaves_in_order")
     learners[HELD] = Attack("held", {"leaves_in_order": HELD_REGISTRY_METHOD})
     learners[VICTIM] = Attack("correct")
-    for name, attack in learners.items():
-        (folder / name).mkdir()
-        (folder / name / NOTEBOOK).write_bytes(build(attack))
+    write_learners(folder, learners)
     report = tmp_path_factory.mktemp("report") / "r.json"
     done = run_cli(
         "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
         "--jobs", str(request.param),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
+    return graded_by_learner(report)
 
 
 def _notes(student: dict) -> list[str]:
