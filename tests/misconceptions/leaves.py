@@ -46,7 +46,6 @@ def leaves_in_order(tree):
     {
         "function": "leaves_in_order",
         "misconception": "an OrderedDict is sorted like any dict",
-        "visible_passes": "only other inputs than the visible tests' show it: An OrderedDict is not sorted like a dict: it keeps its insertion order",
         "teaches": "Reread Leaves → Flattening order",
         "source": """
 def leaves_in_order(tree):
