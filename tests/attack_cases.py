@@ -572,11 +572,6 @@ def write_learners(folder: Path, learners: dict[str, Attack]) -> Path:
     return folder
 
 
-def graded_by_learner(report: Path) -> dict[str, dict]:
-    """Each learner's row of the JSON report at ``report``, by their name."""
-    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
-
-
 def build(attack: Attack) -> bytes:
     """The notebook file of ``attack``."""
     if attack.raw is not None:

@@ -136,6 +136,17 @@ def grade_with_cli(path: Path, report_path: Path, *extra: str, timeout: float = 
     return Graded(done.returncode, done.stdout, done.stderr, report)
 
 
+def grade_leaves_class(folder: Path, report: Path, jobs: int) -> dict[str, dict]:
+    """Grade the leaves chapter of the class in ``folder`` with the real CLI, with ``jobs``
+    grading processes and no result cache; each learner's row of the report, by name."""
+    done = run_cli(
+        "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
+        "--jobs", str(jobs),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return {s["student"]: s for s in json.loads(report.read_text())["students"]}
+
+
 @pytest.fixture
 def grade(tmp_path: Path) -> Callable[..., Graded]:
     """Grade PATH with the real CLI; extra arguments are passed on."""

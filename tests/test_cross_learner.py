@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from attack_cases import CASES, Attack, graded_by_learner, write_learners
+from attack_cases import CASES, Attack, write_learners
 
 from autograder.isolate import bubblewrap
-from conftest import VICTIM, run_cli
+from conftest import VICTIM, grade_leaves_class
 
 pytestmark = [
     pytest.mark.slow,
@@ -37,12 +37,7 @@ def graded(request, tmp_path_factory):
     learners = {**dict.fromkeys(LEAVERS, LEAVER), **dict.fromkeys(LOOKERS, LOOKER)}
     write_learners(folder, {**learners, VICTIM: Attack("correct")})
     report = tmp_path_factory.mktemp("report") / "r.json"
-    done = run_cli(
-        "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
-        "--jobs", str(request.param),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return graded_by_learner(report)
+    return grade_leaves_class(folder, report, request.param)
 
 
 def test_the_victim_after_them_keeps_full_marks(graded):
@@ -152,12 +147,7 @@ def graded_kernel_leftovers(request, tmp_path_factory):
     }
     write_learners(folder, attacks)
     report = tmp_path_factory.mktemp("report") / "r.json"
-    done = run_cli(
-        "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
-        "--jobs", str(request.param),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return graded_by_learner(report)
+    return grade_leaves_class(folder, report, request.param)
 
 
 def notes_of(student: dict) -> list[str]:

@@ -17,11 +17,10 @@ from attack_cases import (
     HELD_REGISTRY_METHOD,
     WATCH_EVASIONS,
     Attack,
-    graded_by_learner,
     write_learners,
 )
 
-from conftest import VICTIM, run_cli
+from conftest import VICTIM, grade_leaves_class
 
 pytestmark = pytest.mark.slow
 
@@ -39,12 +38,7 @@ def graded(request, tmp_path_factory):
     learners[VICTIM] = Attack("correct")
     write_learners(folder, learners)
     report = tmp_path_factory.mktemp("report") / "r.json"
-    done = run_cli(
-        "grade", folder, "--json", report, "--assignment", "leaves", "--no-cache",
-        "--jobs", str(request.param),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return graded_by_learner(report)
+    return grade_leaves_class(folder, report, request.param)
 
 
 def _notes(student: dict) -> list[str]:
