@@ -84,14 +84,25 @@ def markdown_cell(text: str) -> str:
     cell, nor start a list where it begins a line; inside code spans (the course's own
     hints use them) only the pipe is.
     """
-    spans = " ".join(text.split()).split("`")
-    unpaired = spans.pop() if len(spans) % 2 == 0 else None  # after a lone backtick
-    written = "`".join(
-        span.replace("|", "\\|") if index % 2 else _escape_markdown(span)
-        for index, span in enumerate(spans)
-    )
-    written = _LIST_START.sub(r"\1\\\2", written)
-    return written if unpaired is None else f"{written}\\`{_escape_markdown(unpaired)}"
+    # Only single backticks pair into code spans here. Markdown pairs a run of n backticks
+    # with the next run of exactly n, so a longer run left as written could open a span
+    # that swallows the escapes after it; it is escaped, one backslash a backtick.
+    runs = re.split(r"(`+)", " ".join(text.split()))
+    singles = [index for index, run in enumerate(runs) if run == "`"]
+    lone = singles.pop() if len(singles) % 2 else None  # shown as itself
+    opening = set(singles[::2])
+    written, in_code = [], False
+    for index, run in enumerate(runs):
+        if index in singles:
+            in_code = index in opening
+            written.append(run)
+        elif in_code:
+            written.append(run.replace("|", "\\|"))
+        elif index == lone or run.startswith("`"):
+            written.append("\\`" * len(run))
+        else:
+            written.append(_escape_markdown(run))
+    return _LIST_START.sub(r"\1\\\2", "".join(written))
 
 
 def _escape_markdown(text: str) -> str:
