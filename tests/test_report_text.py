@@ -52,6 +52,11 @@ def test_code_spans_keep_their_backticks_and_lose_only_their_pipes():
     assert markdown_cell("use `a|b` here") == "use `a\\|b` here"
 
 
+def test_a_run_of_backticks_in_a_message_opens_no_code_span_that_lets_html_through():
+    html = rendered_html(markdown_cell("it raised ```<script>alert(1)</script> ` <b>"))
+    assert "<script" not in html and "<b>" not in html
+
+
 def test_a_csv_cell_never_starts_a_formula():
     rows = list(csv.DictReader(io.StringIO(formats.to_csv(report()))))
     assert all(not row["student_id"].startswith(("=", "+", "-", "@")) for row in rows)
