@@ -221,8 +221,9 @@ class StudentResult:
     @property
     def started_not_passed(self) -> list[ExerciseResult]:
         """The exercises started that did not pass, in order: what a learner's row lists
-        beside :meth:`chapters_not_started`."""
-        return [exercise for exercise in self.not_passed if exercise.started]
+        beside :meth:`chapters_not_started`. Those of a damaged notebook are left out:
+        nothing in it ran, and :meth:`files_summary` names the file and why."""
+        return [e for e in self.not_passed if e.started and e.status != "corrupt"]
 
     def chapters_not_started(self) -> list[str]:
         """The notebook ids (in course order) of the chapters graded whose every function
