@@ -50,6 +50,8 @@ def to_feedback(student: StudentResult, links: BookLinks | None = None) -> str:
         lines += ["", f"{MARKS['not-started']} {markdown_cell(not_started)}"]
     if files := student.files_summary():
         lines += ["", f"Files: {markdown_cell(files)}"]
+    if damaged := markdown_cell(", ".join(student.damaged_notebooks())):
+        lines += ["", f"{MARKS['corrupt']} Damaged, nothing in it ran (corrupt): {damaged}"]
     notebooks: dict[str, list[ExerciseResult]] = {}
     for exercise in student.exercises:
         notebooks.setdefault(exercise.notebook, []).append(exercise)
@@ -93,7 +95,7 @@ def next_step(student: StudentResult) -> str:
     """What the learner should do next, in a sentence: hand in again a file that could not
     be graded, else work on the first function started that does not pass, else start the
     first chapter not started."""
-    unread = [f.path for f in student.files or [] if not f.graded and f.why.startswith("damaged")]
+    unread = student.damaged_notebooks()
     if unread:
         return f"re-save or re-download {', '.join(unread)}, then hand it in again."
     failing = student.started_not_passed

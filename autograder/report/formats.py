@@ -103,11 +103,13 @@ def to_markdown(report: Report, class_part: str = "") -> str:
     for student in report.students:
         details = student.started_not_passed
         not_started = student.not_started_line()
-        if not details and not student.notes and not not_started:
+        if not details and not student.notes and not not_started:  # a damaged file has a note
             continue
         lines += ["", f"### {markdown_cell(student.student)}", ""]
         if not_started:
             lines.append(f"- {MARKS['not-started']} {markdown_cell(not_started)}")
+        for notebook in student.damaged_notebooks():
+            lines.append(f"- {MARKS['corrupt']} **{markdown_cell(notebook)}** (corrupt)")
         for exercise in details:
             message = exercise.first_message
             mark = MARKS[exercise.status]

@@ -234,6 +234,10 @@ class StudentResult:
             started[chapter] = started.get(chapter, False) or exercise.started
         return [chapter for chapter, begun in started.items() if not begun]
 
+    def damaged_notebooks(self) -> list[str]:
+        """The notebooks graded whose file is damaged (their functions ``corrupt``), in order."""
+        return list(dict.fromkeys(e.notebook for e in self.exercises if e.status == "corrupt"))
+
     def not_started_line(self) -> str:
         """The chapters not started, in one line for the learner's row, feedback and
         summary (``Not started: structure, mapping``); empty when there are none."""
@@ -263,9 +267,11 @@ class StudentResult:
 
 def not_passed_cell(student: StudentResult, shown: Callable[[ExerciseResult], str]) -> str:
     """The "Not passed" cell of a learner's row: each function started that did not pass,
-    as ``shown`` writes it, then the chapters not started in one line."""
-    started = ", ".join(shown(exercise) for exercise in student.started_not_passed)
-    return "; ".join(filter(None, [started, student.not_started_line()]))
+    as ``shown`` writes it, and each damaged notebook, then the chapters not started in
+    one line."""
+    started = [shown(exercise) for exercise in student.started_not_passed]
+    damaged = [f"{notebook} (corrupt)" for notebook in student.damaged_notebooks()]
+    return "; ".join(filter(None, [", ".join(started + damaged), student.not_started_line()]))
 
 
 @dataclass
