@@ -31,9 +31,7 @@ def test_solutions_earn_full_marks(graded_solutions, course):
     assert {e["status"] for s in graded.report["students"] for e in s["exercises"]} == {"passed"}
 
 
-def test_untouched_exercises_earn_zero_and_every_function_is_not_started(
-    graded_exercises, course
-):
+def test_untouched_exercises_earn_zero_and_every_function_is_not_started(graded_exercises, course):
     graded = graded_exercises
     assert graded.returncode == 0, graded.stderr
     assert graded.report["score"] == 0
