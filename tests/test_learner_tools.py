@@ -434,7 +434,10 @@ def test_check_says_pass_and_fail_in_words_beside_the_marks(
     solved, *others = notebook.functions
     reference = nbformat.read(SOLUTIONS / notebook.id / notebook.filename, as_version=4)
     answer = next(c.source for c in reference.cells if _grade_id(c) == solved.name)
-    copy = write_variant(notebook.path, tmp_path / notebook.filename, {solved.name: answer})
+    wrong = {f.name: f"def {f.name}(*args, **kwargs):\n    return None" for f in others}
+    copy = write_variant(
+        notebook.path, tmp_path / notebook.filename, {solved.name: answer, **wrong}
+    )
     done = run_cli("check", copy, env=progress_env)
     lines = done.stdout.splitlines()
     assert any(line.startswith(f"✅ PASS {solved.name} (") for line in lines), done.stdout
