@@ -100,7 +100,7 @@ def test_merge_refuses_reports_graded_with_different_seeds(serial_report, tmp_pa
     assert done.returncode == 2 and "seed" in done.stderr
 
 
-def test_the_grades_csv_has_nbgrader_exports_columns_then_hints_files_and_a_row_per_student(
+def test_the_grades_csv_has_nbgrader_exports_columns_then_its_own_and_a_row_per_student(
     small_class, course, tmp_path
 ):
     grades = tmp_path / "grades.csv"
@@ -111,6 +111,7 @@ def test_the_grades_csv_has_nbgrader_exports_columns_then_hints_files_and_a_row_
         *formats.CSV_COLUMNS,
         formats.HINTS_COLUMN,
         formats.FILES_COLUMN,
+        formats.NOT_STARTED_COLUMN,
     )
     notebook = course.notebooks[0]
     first = [row for row in rows if row["assignment"] == notebook.id]

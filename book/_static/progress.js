@@ -10,6 +10,7 @@
   const FUNCTION_STATES = {
     passed: ["✓", "passes its visible tests"],
     failing: ["✗", "did not pass when last checked"],
+    "not-started": ["·", "not started when last checked"],
   };
   const NOT_CHECKED = ["·", "not checked yet"];
 
