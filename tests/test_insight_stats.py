@@ -301,6 +301,17 @@ def test_a_chapter_counts_who_handed_it_in_who_started_it_and_their_mean():
     assert chapter.mean == 50.0  # ada 50 %, bob 50 %; cy, who started nothing, is not counted
 
 
+def test_a_chapter_whose_notebook_is_damaged_is_not_handed_in_as_its_functions_are_not():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
+        StudentResult("bob", [_exercise("f", [("corrupt", 0)])]),
+    ]
+    insight = class_insight(Report(students, "process"))
+    (chapter,) = insight.chapters
+    (function,) = insight.functions
+    assert chapter.handed_in == function.learners - function.counts["absent"] == 1
+
+
 def test_a_learners_row_names_the_chapters_not_started_apart_from_what_did_not_pass():
     ada = StudentResult(
         "ada",

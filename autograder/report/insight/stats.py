@@ -163,8 +163,9 @@ class ReteachSection:
 @dataclass
 class ChapterStats:
     """One chapter over the class: of its ``learners``, how many handed it in (a notebook
-    of the chapter was found, damaged or not) and the ``scores`` (in percent, in the
-    report's order) of those who started it (one of its functions at least)."""
+    of the chapter could be graded: a damaged one, which the learner's row names, could
+    not, as in :data:`GROUPS`) and the ``scores`` (in percent, in the report's order) of
+    those who started it (one of its functions at least)."""
 
     chapter: str
     learners: int
@@ -365,13 +366,14 @@ def chapter_stats(students: list[StudentResult]) -> list[ChapterStats]:
         for exercise in student.exercises:
             chapter = _chapter(exercise)
             chapters.setdefault(chapter, ChapterStats(chapter, len(students), 0))
-            status, score = exercise.status, exercise.score  # each a sum over its tests
+            score = exercise.score  # a sum over its tests, asked for once
             pair = earned.setdefault(chapter, [0.0, 0.0])
             pair[0] += score
             pair[1] += exercise.max_score
-            if status != "missing":
+            group = _group(exercise.status, score)
+            if group != "absent":
                 handed_in.add(chapter)
-            if _group(status, score) not in NOT_ATTEMPTED:
+            if group not in NOT_ATTEMPTED:
                 started.add(chapter)
         for chapter, (score, max_score) in earned.items():
             chapters[chapter].handed_in += chapter in handed_in
