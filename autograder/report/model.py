@@ -223,8 +223,9 @@ class StudentResult:
     @property
     def started_not_passed(self) -> list[ExerciseResult]:
         """The exercises started that did not pass, in order: what a learner's row lists
-        beside :meth:`chapters_not_started`."""
-        return [exercise for exercise in self.not_passed if exercise.started]
+        beside :meth:`chapters_not_started`. Those of a damaged notebook are left out:
+        nothing in it ran, and :meth:`files_summary` names the file and why."""
+        return [e for e in self.not_passed if e.started and e.status != "corrupt"]
 
     def chapters_not_started(self) -> list[str]:
         """The notebook ids (in course order) of the chapters graded whose every function
@@ -234,6 +235,10 @@ class StudentResult:
             chapter = exercise.notebook.removesuffix(".ipynb")
             started[chapter] = started.get(chapter, False) or exercise.started
         return [chapter for chapter, begun in started.items() if not begun]
+
+    def damaged_notebooks(self) -> list[str]:
+        """The notebooks graded whose file is damaged (their functions ``corrupt``), in order."""
+        return list(dict.fromkeys(e.notebook for e in self.exercises if e.status == "corrupt"))
 
     def not_started_line(self) -> str:
         """The chapters not started, in one line for the learner's row, feedback and
@@ -264,9 +269,11 @@ class StudentResult:
 
 def not_passed_cell(student: StudentResult, shown: Callable[[ExerciseResult], str]) -> str:
     """The "Not passed" cell of a learner's row: each function started that did not pass,
-    as ``shown`` writes it, then the chapters not started in one line."""
-    started = ", ".join(shown(exercise) for exercise in student.started_not_passed)
-    return "; ".join(filter(None, [started, student.not_started_line()]))
+    as ``shown`` writes it, and each damaged notebook, then the chapters not started in
+    one line."""
+    started = [shown(exercise) for exercise in student.started_not_passed]
+    damaged = [f"{notebook} (corrupt)" for notebook in student.damaged_notebooks()]
+    return "; ".join(filter(None, [", ".join(started + damaged), student.not_started_line()]))
 
 
 @dataclass
