@@ -107,3 +107,11 @@ def test_the_summary_tables_the_hints_opened_where_a_learner_opened_one():
     report.students[0].exercises[0].hints_opened = 2
     hints = markdown_summary(report).split("### Hints opened\n", 1)[1]
     assert "| ada | `leaves`: 2 |" in hints.splitlines()
+
+
+def test_the_pass_rates_leave_out_the_functions_no_learner_started_and_say_how_many():
+    students = [learner(name, "failed", "not-started") for name in ("ada", "bob")]
+    rates = markdown_summary(Report(students, "bubblewrap", CAPPED)).split("Pass rates")[1]
+    rows = [line for line in rates.split("\n### ")[0].splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[1] for row in rows[2:]] == ["`leaves`"]
+    assert "1 function(s) that no learner started are left out." in rates
