@@ -93,6 +93,16 @@ def test_results_that_depend_on_hidden_tests_wait_until_grades_are_published(gra
     assert missing["visibility"] == "visible"
 
 
+def test_the_total_waits_for_publication_exactly_when_a_result_does(graded):
+    report, results, _ = graded
+    assert results["visibility"] == "after_published"
+    shown = copy.deepcopy(report)
+    for test in _report_tests(shown).values():
+        test["hidden"] = False
+    at_once = json.loads(formats.to_gradescope(Report.from_dict(shown)))
+    assert at_once["visibility"] == "visible"
+
+
 def test_a_failed_hidden_test_shows_only_its_authored_message(graded):
     report, results, _ = graded
     failed = _result(results, "count_leaves")
