@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.load.course import SOLUTIONS
+from autograder.load.course import REPO_ROOT, SOLUTIONS
 from autograder.report import formats
 from autograder.report.model import Report
 from conftest import run_cli, write_variant
@@ -286,3 +286,37 @@ def test_a_bundle_built_to_allow_it_grades_without_bubblewrap_marked_not_isolate
         path=_without_bubblewrap(tmp_path),
     )
     assert results["score"] == leaves.points
+
+
+def _run_setup(tmp_path: Path, extra_env: dict[str, str]) -> list[str]:
+    """Run the bundle's setup.sh unpacked outside ``/autograder``, with ``apt-get``,
+    ``add-apt-repository`` and Python replaced by programs that only write down how they
+    were called; returns those calls."""
+    source, tools, calls = tmp_path / "source", tmp_path / "tools", tmp_path / "calls"
+    shutil.copytree(REPO_ROOT / "gradescope", source)
+    tools.mkdir()
+    record = f'#!/bin/sh\necho "$(basename "$0") $*" >> {calls}\n'
+    for tool in ("apt-get", "add-apt-repository"):
+        (tools / tool).write_text(record)
+    # "python -m venv DIR" makes DIR/bin/python, another such program
+    (tools / "python").write_text(
+        record + '[ "$1 $2" = "-m venv" ] && mkdir -p "$3/bin" && cp "$0" "$3/bin/python"\n'
+        "exit 0\n"
+    )
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"}
+    env |= {"AUTOGRADER_PYTHON": str(tools / "python"), **extra_env}
+    done = subprocess.run(
+        ["bash", source / "setup.sh"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return calls.read_text().splitlines()
+
+
+def test_setup_installs_system_packages_only_in_gradescopes_folder_or_when_told(tmp_path):
+    untold = _run_setup(tmp_path / "untold", {})
+    assert not [call for call in untold if not call.startswith("python")], untold
+    assert "python -m venv .venv" in untold
+    told = _run_setup(tmp_path / "told", {"AUTOGRADER_SYSTEM_PACKAGES": "1"})
+    assert "apt-get install -y -qq bubblewrap" in told
