@@ -118,6 +118,20 @@ def test_notes_on_the_notebooks_go_to_the_top_level_output(graded):
     assert results["stdout_visibility"] == "hidden"
 
 
+def test_the_gradescope_log_opens_with_the_learners_table_and_names_only_the_isolation(
+    tmp_path, course
+):
+    shutil.copy(course.notebook("leaves").path, tmp_path / "leaves.ipynb")
+    results = tmp_path / "results.json"
+    done = run_cli("grade", tmp_path / "leaves.ipynb", "--no-cache", "--gradescope", results)
+    assert done.returncode == 0, done.stderr
+    log = done.stderr + done.stdout  # what run_autograder prints (2>&1), notes first
+    assert log.lstrip().startswith("leaves: 7 / 7"), log
+    total = log.strip().splitlines()[-1]
+    assert total.startswith("Total: 7 / 7 (100.0%), isolation: ") and "seed" not in total
+    assert "compile store" not in log and "call limit" not in log
+
+
 def test_merge_writes_the_same_results_for_one_learner(graded, tmp_path):
     _, results, report = graded
     done = run_cli("merge", report, "--gradescope", tmp_path / "results.json")

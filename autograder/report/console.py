@@ -65,6 +65,17 @@ def print_report(out: Console, report: Report) -> None:
     )
 
 
+def print_gradescope_log(out: Console, report: Report) -> None:
+    """What Gradescope's instructors read for one submission: the learner's table, then the
+    total and the isolation the workers ran in (the limits and the seed are in the JSON
+    report; a worker's processes left uncapped gets a note of its own)."""
+    print_student(out, report.students[0])
+    out.print(
+        f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%), "
+        f"isolation: {report.isolation}"
+    )
+
+
 def print_student(out: Console, student: StudentResult) -> None:
     score = f"{points(student.score)} / {points(student.max_score)}"
     files = student.files_summary()
