@@ -241,6 +241,23 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     bundle.set_defaults(run=_gradescope_bundle)
 
+    dry_run = commands.add_parser(
+        "gradescope-try",
+        help="grade submissions with an autograder zip on this machine, as Gradescope would: "
+        "its setup.sh (no system package installed) and run_autograder, in a temporary folder",
+    )
+    dry_run.add_argument("bundle", type=Path, metavar="ZIP", help="the zip gradescope-bundle wrote")
+    dry_run.add_argument(
+        "submissions", type=Path, nargs="+", metavar="SUBMISSION",
+        help="a notebook, or a folder holding what a learner uploads; each is graded on its own",
+    )  # fmt: skip
+    dry_run.add_argument(
+        "--keep", type=Path, metavar="DIR",
+        help="lay out Gradescope's folders (source, submission, results) in DIR, a new or "
+        "empty folder, and keep them",
+    )  # fmt: skip
+    dry_run.set_defaults(run=_gradescope_try)
+
 
 def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser(
@@ -679,6 +696,12 @@ def _gradescope_bundle(args: argparse.Namespace) -> int:
         f"{points(total)} points (give the Gradescope assignment as many)"
     )
     return 0
+
+
+def _gradescope_try(args: argparse.Namespace) -> int:
+    from autograder.author.gradescope_try import try_bundle
+
+    return try_bundle(args.bundle, args.submissions, args.keep)
 
 
 def _generate(args: argparse.Namespace) -> int:

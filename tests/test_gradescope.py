@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.author.gradescope_try import describe_results
 from autograder.load.course import REPO_ROOT, SOLUTIONS
 from autograder.report import formats
 from autograder.report.model import Report
@@ -314,8 +315,7 @@ def _run_setup(tmp_path: Path, extra_env: dict[str, str]) -> list[str]:
         (tools / tool).write_text(record)
     # "python -m venv DIR" makes DIR/bin/python, another such program
     (tools / "python").write_text(
-        record + '[ "$1 $2" = "-m venv" ] && mkdir -p "$3/bin" && cp "$0" "$3/bin/python"\n'
-        "exit 0\n"
+        record + '[ "$1 $2" = "-m venv" ] && mkdir -p "$3/bin" && cp "$0" "$3/bin/python"\nexit 0\n'
     )
     for tool in tools.iterdir():
         tool.chmod(0o755)
@@ -334,3 +334,45 @@ def test_setup_installs_system_packages_only_in_gradescopes_folder_or_when_told(
     assert "python -m venv .venv" in untold
     told = _run_setup(tmp_path / "told", {"AUTOGRADER_SYSTEM_PACKAGES": "1"})
     assert "apt-get install -y -qq bubblewrap" in told
+
+
+def test_the_dry_run_says_when_the_learner_sees_the_total_and_each_result(graded, course):
+    _, results, _ = graded
+    lines = describe_results(results)
+    total = f"3 / {course.points:g}"
+    assert lines[0] == f"  Score {total}; the learner sees the total once grades are published."
+    rows = {
+        line.split(" › ")[1]: (line.split()[0], line.split()[1], line.split("(shown ")[1])
+        for line in lines
+        if "leaves.ipynb ›" in line
+    }
+    assert rows == {
+        "count_leaves": ("failed", "0", "once grades are published)"),
+        "leaves_in_order": ("passed", "3", "once grades are published)"),
+        "is_leaf_type": ("failed", "0", "at once)"),
+    }
+
+
+def test_the_dry_run_refuses_a_file_that_is_not_an_autograder_zip_with_exit_2(tmp_path):
+    notebook = SOLUTIONS / "leaves" / "leaves.ipynb"
+    done = run_cli("gradescope-try", notebook, notebook)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"error: {notebook} is not a zip file: give the zip gradescope-bundle wrote"
+    )
+
+
+@pytest.mark.slow
+def test_the_dry_run_grades_a_submission_with_the_bundles_own_scripts(tmp_path):
+    submitted = tmp_path / "mine.ipynb"
+    leaves = SOLUTIONS / "leaves" / "leaves.ipynb"
+    write_variant(leaves, submitted, {"count_leaves": NONE_IS_A_LEAF})
+    root = tmp_path / "root"
+    done = run_cli("gradescope-try", _bundle(tmp_path, "leaves"), submitted, "--keep", root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Score 5 / 7; the learner sees the total once grades are published." in done.stdout
+    assert "Total: 5 / 7 (71.4%), isolation: " in done.stdout
+    assert (root / "source" / ".venv" / "bin" / "python").exists()
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 5
+    assert (root / "submission" / "mine.ipynb").is_file()
