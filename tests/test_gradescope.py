@@ -353,7 +353,7 @@ def test_the_dry_run_says_when_the_learner_sees_the_total_and_each_result(graded
     }
 
 
-def test_the_dry_run_refuses_a_file_that_is_not_an_autograder_zip_with_exit_2(tmp_path):
+def test_the_dry_run_refuses_a_file_that_is_not_an_autograder_zip_with_exit_2():
     notebook = SOLUTIONS / "leaves" / "leaves.ipynb"
     done = run_cli("gradescope-try", notebook, notebook)
     assert done.returncode == 2

@@ -26,7 +26,6 @@ from typing import Any
 
 from autograder.author.gradescope import EXECUTABLES
 from autograder.load.submissions import UnusableInput
-from autograder.report.text import points
 
 Say = Callable[[str], None]
 
@@ -61,7 +60,7 @@ def try_bundle(
             return _try_in(Path(root), bundle, submissions, say)
     if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
         raise UnusableInput(f"{keep} is not an empty folder; --keep takes a new or empty one")
-    code = _try_in(keep, bundle, submissions, say)
+    code = _try_in(keep.resolve(), bundle, submissions, say)
     say(f"The folders are kept in {keep}: source/, submission/ (the last one), results/")
     return code
 
@@ -82,8 +81,8 @@ def _try_in(root: Path, bundle: Path, submissions: Sequence[Path], say: Say) -> 
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(root / "source")
     env = _environment(root)
-    say("setup.sh: making source/.venv and grading the reference solutions, as Gradescope")
-    say("does once when it builds the image (this takes a minute or more)")
+    say("setup.sh: making source/.venv and grading the reference solutions, as Gradescope does")
+    say("once when it builds the image (a minute or more)...")
     started = time.monotonic()
     setup = _run(["bash", str(root / "source" / "setup.sh")], root, env)
     if setup.returncode != 0:
@@ -91,7 +90,7 @@ def _try_in(root: Path, bundle: Path, submissions: Sequence[Path], say: Say) -> 
         say(f"setup.sh failed (exit {setup.returncode}): Gradescope would refuse this zip")
         return 1
     say(f"setup.sh: done in {time.monotonic() - started:.0f} s")
-    tried = [_grade(root, submission, env, say) for submission in submissions]
+    tried = [_grade_one(root, submission, env, say) for submission in submissions]
     return 0 if all(tried) else 1
 
 
@@ -117,7 +116,7 @@ def _run(command: list[str], root: Path, env: dict[str, str]) -> subprocess.Comp
     )
 
 
-def _grade(root: Path, submission: Path, env: dict[str, str], say: Say) -> bool:
+def _grade_one(root: Path, submission: Path, env: dict[str, str], say: Say) -> bool:
     """Run ``run_autograder`` on ``submission`` alone; say what it gave. False without results."""
     handed_in, results = root / "submission", root / "results"
     for folder in (handed_in, results):
@@ -152,13 +151,13 @@ def describe_results(results: dict[str, Any]) -> list[str]:
     the learner's output, and each test with its points and when it is shown."""
     tests = results.get("tests", [])
     most = sum(test.get("max_score", 0) for test in tests)
-    score = f"{points(results.get('score', 0))}" + (f" / {points(most)}" if tests else "")
+    score = f"{results.get('score', 0):g}" + (f" / {most:g}" if tests else "")
     when = WHEN_SHOWN.get(results.get("visibility", "visible"), results.get("visibility"))
     lines = [f"  Score {score}; the learner sees the total {when}."]
     if results.get("output"):
         lines += ["  Output to the learner:", _indented(results["output"], "    ")]
     for test in tests:
-        marks = f"{points(test.get('score', 0))} / {points(test.get('max_score', 0))}"
+        marks = f"{test.get('score', 0):g} / {test.get('max_score', 0):g}"
         visibility = test.get("visibility", results.get("visibility", "visible"))
         shown = WHEN_SHOWN.get(visibility, visibility)
         lines.append(f"  {test.get('status', ''):6} {marks:>9}  {test['name']}  (shown {shown})")
