@@ -3,9 +3,9 @@
 # the zip unpacked in /autograder/source.
 #
 # Only there does it install system packages (Python 3.11 and bubblewrap, with apt):
-# anywhere else, a dry run on an instructor's machine say, it changes nothing outside
-# this folder unless AUTOGRADER_SYSTEM_PACKAGES=1 says to, and makes .venv with this
-# machine's Python ($AUTOGRADER_PYTHON, else python3.11).
+# anywhere else, a dry run on an instructor's machine say, it installs none unless
+# AUTOGRADER_SYSTEM_PACKAGES=1 says to, and makes .venv with this machine's Python
+# ($AUTOGRADER_PYTHON, else python3.11).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -23,7 +23,7 @@ install_system_packages() {
   apt-get install -y -qq bubblewrap
 }
 
-if [ "$(pwd -P)" = /autograder/source ] || [ "${AUTOGRADER_SYSTEM_PACKAGES:-}" = 1 ]; then
+if [ "$(pwd)" = /autograder/source ] || [ "${AUTOGRADER_SYSTEM_PACKAGES:-}" = 1 ]; then
   install_system_packages
 else
   echo "setup.sh: not in Gradescope's /autograder/source, so no system package is installed" \
