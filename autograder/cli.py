@@ -241,6 +241,23 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     bundle.set_defaults(run=_gradescope_bundle)
 
+    dry_run = commands.add_parser(
+        "gradescope-try",
+        help="grade submissions with an autograder zip on this machine, as Gradescope would: "
+        "its setup.sh (no system package installed) and run_autograder, in a temporary folder",
+    )
+    dry_run.add_argument("bundle", type=Path, metavar="ZIP", help="the zip gradescope-bundle wrote")
+    dry_run.add_argument(
+        "submissions", type=Path, nargs="+", metavar="SUBMISSION",
+        help="a notebook, or a folder holding what a learner uploads; each is graded on its own",
+    )  # fmt: skip
+    dry_run.add_argument(
+        "--keep", type=Path, metavar="DIR",
+        help="lay out Gradescope's folders (source, submission, results) in DIR, a new or "
+        "empty folder, and keep them",
+    )  # fmt: skip
+    dry_run.set_defaults(run=_gradescope_try)
+
 
 def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser(
@@ -477,7 +494,10 @@ def _compile_store(
 ) -> CompileStore | None:
     """The compile store, filled first when ``learners`` are enough to repay the filling."""
     fill = learners >= fill_store.WORTH_FILLING_FOR
-    return fill_store.prepare(course, args.compile_store, limits, args.seed, args.jobs, _say, fill)
+    # Gradescope grades one learner in a fresh container, where the store is never worth
+    # filling: a note on it would only open the instructor's log with the grader's jargon.
+    say = _say if args.gradescope is None else (lambda line: None)
+    return fill_store.prepare(course, args.compile_store, limits, args.seed, args.jobs, say, fill)
 
 
 def _say(line: str) -> None:
@@ -539,7 +559,8 @@ def _outputs(
     """Each output asked for, named as the command line names it, with what writes it."""
     if args.json:
         yield f"--json {args.json}", lambda: formats.write_text(args.json, report.to_json())
-    yield "the console", lambda: console.print_report(console.console(), report)
+    show = console.print_gradescope_log if args.gradescope else console.print_report
+    yield "the console", lambda: show(console.console(), report)
     if args.junit:
         yield (
             f"--junit {args.junit}",
@@ -675,6 +696,12 @@ def _gradescope_bundle(args: argparse.Namespace) -> int:
         f"{points(total)} points (give the Gradescope assignment as many)"
     )
     return 0
+
+
+def _gradescope_try(args: argparse.Namespace) -> int:
+    from autograder.author.gradescope_try import try_bundle
+
+    return try_bundle(args.bundle, args.submissions, args.keep)
 
 
 def _generate(args: argparse.Namespace) -> int:

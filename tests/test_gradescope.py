@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.load.course import SOLUTIONS
+from autograder.author.gradescope_try import describe_results
+from autograder.load.course import REPO_ROOT, SOLUTIONS
 from autograder.report import formats
 from autograder.report.model import Report
 from conftest import run_cli, write_variant
@@ -93,6 +94,16 @@ def test_results_that_depend_on_hidden_tests_wait_until_grades_are_published(gra
     assert missing["visibility"] == "visible"
 
 
+def test_the_total_waits_for_publication_exactly_when_a_result_does(graded):
+    report, results, _ = graded
+    assert results["visibility"] == "after_published"
+    shown = copy.deepcopy(report)
+    for test in _report_tests(shown).values():
+        test["hidden"] = False
+    at_once = json.loads(formats.to_gradescope(Report.from_dict(shown)))
+    assert at_once["visibility"] == "visible"
+
+
 def test_a_failed_hidden_test_shows_only_its_authored_message(graded):
     report, results, _ = graded
     failed = _result(results, "count_leaves")
@@ -106,6 +117,20 @@ def test_notes_on_the_notebooks_go_to_the_top_level_output(graded):
     assert "not graded scratch.ipynb (" in results["output"]
     assert "structure.ipynb: structure.ipynb was not found" in results["output"]
     assert results["stdout_visibility"] == "hidden"
+
+
+def test_the_gradescope_log_opens_with_the_learners_table_and_names_only_the_isolation(
+    tmp_path, course
+):
+    shutil.copy(course.notebook("leaves").path, tmp_path / "leaves.ipynb")
+    results = tmp_path / "results.json"
+    done = run_cli("grade", tmp_path / "leaves.ipynb", "--no-cache", "--gradescope", results)
+    assert done.returncode == 0, done.stderr
+    log = done.stderr + done.stdout  # what run_autograder prints (2>&1), notes first
+    assert log.lstrip().startswith("leaves: 7 / 7"), log
+    total = log.strip().splitlines()[-1]
+    assert total.startswith("Total: 7 / 7 (100.0%), isolation: ") and "seed" not in total
+    assert "compile store" not in log and "call limit" not in log
 
 
 def test_merge_writes_the_same_results_for_one_learner(graded, tmp_path):
@@ -276,3 +301,78 @@ def test_a_bundle_built_to_allow_it_grades_without_bubblewrap_marked_not_isolate
         path=_without_bubblewrap(tmp_path),
     )
     assert results["score"] == leaves.points
+
+
+def _run_setup(tmp_path: Path, extra_env: dict[str, str]) -> list[str]:
+    """Run the bundle's setup.sh unpacked outside ``/autograder``, with ``apt-get``,
+    ``add-apt-repository`` and Python replaced by programs that only write down how they
+    were called; returns those calls."""
+    source, tools, calls = tmp_path / "source", tmp_path / "tools", tmp_path / "calls"
+    shutil.copytree(REPO_ROOT / "gradescope", source)
+    tools.mkdir()
+    record = f'#!/bin/sh\necho "$(basename "$0") $*" >> {calls}\n'
+    for tool in ("apt-get", "add-apt-repository"):
+        (tools / tool).write_text(record)
+    # "python -m venv DIR" makes DIR/bin/python, another such program
+    (tools / "python").write_text(
+        record + '[ "$1 $2" = "-m venv" ] && mkdir -p "$3/bin" && cp "$0" "$3/bin/python"\nexit 0\n'
+    )
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"}
+    env |= {"AUTOGRADER_PYTHON": str(tools / "python"), **extra_env}
+    done = subprocess.run(
+        ["bash", source / "setup.sh"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return calls.read_text().splitlines()
+
+
+def test_setup_installs_system_packages_only_in_gradescopes_folder_or_when_told(tmp_path):
+    untold = _run_setup(tmp_path / "untold", {})
+    assert not [call for call in untold if not call.startswith("python")], untold
+    assert "python -m venv .venv" in untold
+    told = _run_setup(tmp_path / "told", {"AUTOGRADER_SYSTEM_PACKAGES": "1"})
+    assert "apt-get install -y -qq bubblewrap" in told
+
+
+def test_the_dry_run_says_when_the_learner_sees_the_total_and_each_result(graded, course):
+    _, results, _ = graded
+    lines = describe_results(results)
+    total = f"3 / {course.points:g}"
+    assert lines[0] == f"  Score {total}; the learner sees the total once grades are published."
+    rows = {
+        line.split(" › ")[1]: (line.split()[0], line.split()[1], line.split("(shown ")[1])
+        for line in lines
+        if "leaves.ipynb ›" in line
+    }
+    assert rows == {
+        "count_leaves": ("failed", "0", "once grades are published)"),
+        "leaves_in_order": ("passed", "3", "once grades are published)"),
+        "is_leaf_type": ("failed", "0", "at once)"),
+    }
+
+
+def test_the_dry_run_refuses_a_file_that_is_not_an_autograder_zip_with_exit_2():
+    notebook = SOLUTIONS / "leaves" / "leaves.ipynb"
+    done = run_cli("gradescope-try", notebook, notebook)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"error: {notebook} is not a zip file: give the zip gradescope-bundle wrote"
+    )
+
+
+@pytest.mark.slow
+def test_the_dry_run_grades_a_submission_with_the_bundles_own_scripts(tmp_path):
+    submitted = tmp_path / "mine.ipynb"
+    leaves = SOLUTIONS / "leaves" / "leaves.ipynb"
+    write_variant(leaves, submitted, {"count_leaves": NONE_IS_A_LEAF})
+    root = tmp_path / "root"
+    done = run_cli("gradescope-try", _bundle(tmp_path, "leaves"), submitted, "--keep", root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Score 5 / 7; the learner sees the total once grades are published." in done.stdout
+    assert "Total: 5 / 7 (71.4%), isolation: " in done.stdout
+    assert (root / "source" / ".venv" / "bin" / "python").exists()
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 5
+    assert (root / "submission" / "mine.ipynb").is_file()

@@ -85,6 +85,17 @@ def print_chapters(out: Console, report: Report) -> None:
     out.print(table)
 
 
+def print_gradescope_log(out: Console, report: Report) -> None:
+    """What Gradescope's instructors read for one submission: the learner's table, then the
+    total and the isolation the workers ran in (the limits and the seed are in the JSON
+    report; a worker's processes left uncapped gets a note of its own)."""
+    print_student(out, report.students[0])
+    out.print(
+        f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%), "
+        f"isolation: {report.isolation}"
+    )
+
+
 def print_student(out: Console, student: StudentResult) -> None:
     """A table of the learner's functions; the chapters not started only named, in one line."""
     score = f"{points(student.score)} / {points(student.max_score)}"

@@ -223,7 +223,8 @@ def to_gradescope(report: Report) -> str:
 
     One test per test cell, named ``notebook › function › test cell``, with its
     points and the report's own message as output. A result that tells something
-    about hidden tests is shown when grades are published, the others at once.
+    about hidden tests is shown when grades are published, the others at once; the
+    total waits for publication whenever one of them does.
     The top-level output holds the notes on the notebooks; the grader's console
     output (stdout) is for instructors only. Raises ValueError for any other number
     of learners: Gradescope takes one submission per results.json.
@@ -232,10 +233,15 @@ def to_gradescope(report: Report) -> str:
         raise ValueError(f"Gradescope takes one learner's results, not {len(report.students)}")
     student = report.students[0]
     tests = [_gradescope_test(e, test) for e in student.exercises for test in e.tests]
+    waiting = any(test["visibility"] == SHOWN_WHEN_PUBLISHED for test in tests)
     results = {
         "score": student.score,
         "output": _gradescope_output(student, tests),
-        "visibility": SHOWN_AT_ONCE,
+        # The total tells what the waiting tests scored, so it waits with them. Gradescope's
+        # specification (gradescope-autograders.readthedocs.io/en/latest/specs/, "Controlling
+        # test case visibility"): the top-level visibility applies to the submission, each
+        # test's own overrides it, and while tests are hidden learners do not see the total.
+        "visibility": SHOWN_WHEN_PUBLISHED if waiting else SHOWN_AT_ONCE,
         "stdout_visibility": "hidden",
         "tests": tests,
     }
