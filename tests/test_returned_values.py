@@ -15,6 +15,7 @@ from autograder.compare.returned import MAX_SHOWN, Calls, short_repr
 from autograder.compare.verdicts import run_test_cell
 from autograder.execute.run import Limits, NotebookRun
 from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines
+from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant
 
 SOURCE = """\
@@ -170,3 +171,16 @@ def test_a_worker_ended_for_a_repr_that_never_ends_costs_no_restart(run):
     run.call("hangs", (), {})
     assert run.shown("hangs") is None
     assert run.call("pair", (), {}) == [1, 2]
+
+
+def test_a_learners_feedback_file_says_what_the_function_returned(tmp_path):
+    write_variant(
+        SOLUTIONS / "leaves" / "leaves.ipynb", tmp_path / "class" / "ada" / "leaves.ipynb",
+        {"count_leaves": WRONG_COUNT},
+    )  # fmt: skip
+    done = run_cli(
+        "grade", tmp_path / "class", "--assignment", "leaves", "--no-cache",
+        "--feedback", tmp_path / "feedback",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert markdown_cell(SAID) in (tmp_path / "feedback" / "ada.md").read_text(encoding="utf-8")
