@@ -93,6 +93,12 @@ def test_an_assertion_without_a_message_is_shown_whole():
     assert message.startswith("This check failed: assert f(1) == [\n    2,\n]")
 
 
+def test_a_statement_shown_whole_leaves_out_a_hidden_line_inside_it():
+    source = "assert f(\n### BEGIN HIDDEN TESTS\n    12345\n### END HIDDEN TESTS\n) == 2\n"
+    message = run_test_cell(cell(source), {"f": lambda x: x}, "nb.ipynb").message
+    assert message.startswith("This check failed: assert f(") and "12345" not in message
+
+
 def test_a_short_repr_is_one_line_of_at_most_its_length():
     text = short_repr(["line one\nline two", "x" * 10_000, list(range(1000))])
     assert "\n" not in text and len(text) <= MAX_SHOWN

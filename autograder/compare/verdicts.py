@@ -276,7 +276,7 @@ def _statement_at(tree: ast.Module, line: int | None) -> ast.stmt | None:
 
 def _failing_statement(exc: BaseException, test: TestCell) -> tuple[int, int, str] | None:
     """The first and last line of the statement of the cell that raised ``exc``, and its
-    source, whole however many lines it spans."""
+    source, whole however many lines it spans (but for any hidden line)."""
     line = _failing_line(exc, test)
     if line is None:
         return None
@@ -285,7 +285,11 @@ def _failing_statement(exc: BaseException, test: TestCell) -> tuple[int, int, st
     first, last = (
         (statement.lineno, statement.end_lineno or statement.lineno) if statement else (line, line)
     )
-    lines = test.source.splitlines()[first - 1 : last]
+    lines = [
+        text
+        for number, text in enumerate(test.source.splitlines()[first - 1 : last], start=first)
+        if number not in test.hidden_lines
+    ]
     source = textwrap.dedent("\n".join(lines)).strip()
     return (first, last, source) if source else None
 
