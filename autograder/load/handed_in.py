@@ -22,10 +22,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
-
-from autograder.load.course import Course, CourseError, ExerciseNotebook
+from autograder.load.course import Course, CourseError, ExerciseNotebook, read_course_cells
 from autograder.load.learner_notebook import (
     NotebookDamaged,
     NotebookUnreadable,
@@ -33,6 +32,9 @@ from autograder.load.learner_notebook import (
     chapter_of,
     read_notebook,
 )
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOT_AN_EXERCISE = "not one of the course's exercises"
 
@@ -125,10 +127,9 @@ def _stubs(exercise: ExerciseNotebook) -> dict[str, str]:
     data = exercise.released_bytes()
     if data is None:
         raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
-    released = nbformat.reads(data.decode("utf-8"), as_version=4)
     names = {function.name for function in exercise.functions}
     return {
         grade_id: cell.source.strip()
-        for cell in released.cells
+        for cell in read_course_cells(data)
         if (grade_id := cell.metadata.get("nbgrader", {}).get("grade_id")) in names
     }
