@@ -1,4 +1,5 @@
-"""``python -m autograder``: grade and merge, check, hint and status, generate, chapter, release.
+"""``python -m autograder``: grade, merge, insight; check, hint, status; generate, chapter,
+release, collect, gradescope-bundle.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
@@ -114,7 +115,7 @@ def _parser(instructor: bool, command: str | None = None) -> argparse.ArgumentPa
     ``status`` or ``check`` about a second (numpy, nbformat, pytest, JAX).
     """
     learner = "Check your exercise notebooks and see your progress."
-    description = __doc__.splitlines()[0] if instructor else learner
+    description = __doc__.split("\n\n")[0] if instructor else learner
     parser = argparse.ArgumentParser(prog="python -m autograder", description=description)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     for name, (help_text, add_arguments) in _commands(instructor).items():
