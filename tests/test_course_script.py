@@ -51,6 +51,26 @@ def test_serve_with_a_port_taken_says_so_in_one_line_naming_the_variable(taken_p
     assert "Traceback" not in done.stderr + done.stdout
 
 
+def test_serve_with_both_ports_taken_names_both_in_one_line(tmp_path):
+    with socket.socket() as book, socket.socket() as lab:
+        for holder in (book, lab):
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+        ports = {"BOOK_PORT": book.getsockname()[1], "LAB_PORT": lab.getsockname()[1]}
+        environment = {**os.environ, **{name: str(port) for name, port in ports.items()}}
+        done = subprocess.run(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, capture_output=True,
+            text=True, timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert all(f"{port} ({name})" in line for name, port in ports.items()), line
+    suggested = dict(re.findall(r"(BOOK_PORT|LAB_PORT)=(\d+)", line))
+    assert set(suggested) == set(ports) and not set(suggested.values()) & {
+        str(port) for port in ports.values()
+    }
+
+
 def wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -64,7 +84,8 @@ def wait_until(condition, seconds: float) -> bool:
 def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built, set_up_venv):
     book, lab = free_port(), free_port()
     environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv)
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
+        "SERVE_LOG": str(set_up_venv / "serve.log"),
     }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
@@ -104,7 +125,7 @@ def test_serve_starts_on_a_port_a_stopped_server_just_left(built, set_up_venv):
     book = port_just_closed()
     environment = {
         **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(free_port()),
-        "VENV": str(set_up_venv),
+        "VENV": str(set_up_venv), "SERVE_LOG": str(set_up_venv / "serve.log"),
     }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
@@ -156,7 +177,7 @@ def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv,
     runtime = tmp_path / "runtime"
     environment = {
         **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
-        "JUPYTER_RUNTIME_DIR": str(runtime),
+        "JUPYTER_RUNTIME_DIR": str(runtime), "SERVE_LOG": str(set_up_venv / "serve.log"),
     }  # fmt: skip
     log = tmp_path / "serve.log"
     with log.open("w") as output:
@@ -179,3 +200,32 @@ def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv,
         # JupyterLab runs in a process group of its own, and restarts a kernel that dies.
         for pid in processes_naming(f"--port={lab} ") + processes_naming(str(runtime)):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_serve_ends_with_the_two_addresses_once_both_servers_answer(set_up_venv, tmp_path):
+    book, lab = free_port(), free_port()
+    log = tmp_path / "serve.log"
+    environment = {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
+        "SERVE_LOG": str(log),
+    }  # fmt: skip
+    printed = tmp_path / "printed.txt"
+    with printed.open("w") as output:
+        serving = subprocess.Popen(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        assert wait_until(lambda: "The exercises:" in printed.read_text(), 300), log.read_text()
+        answered = answers(book) and answers(lab)
+        time.sleep(5)  # JupyterLab goes on logging once it answers
+        lines = printed.read_text().splitlines()
+        assert answered
+        assert lines[-2].startswith("The book:") and lines[-1].startswith("The exercises:")
+        assert len(lines) == 4, lines  # the build's line, the servers' line, the addresses
+        assert log.name in lines[1] and "Jupyter Server" in log.read_text()
+        assert log.stat().st_mode & 0o077 == 0  # JupyterLab logs its token there
+    finally:
+        os.killpg(serving.pid, signal.SIGTERM)
+        serving.wait(timeout=60)
