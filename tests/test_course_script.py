@@ -155,6 +155,22 @@ def set_up_venv(tmp_path: Path) -> Path:
     return venv
 
 
+def start_serve(
+    venv: Path, book: int, lab: int, printed: Path, **variables: str
+) -> subprocess.Popen[bytes]:
+    """``./course serve`` on ports ``book`` and ``lab`` with the set-up ``venv``, in a
+    session of its own, printing into the file ``printed``; its log is ``venv/serve.log``."""
+    environment = {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(venv),
+        "SERVE_LOG": str(venv / "serve.log"), **variables,
+    }  # fmt: skip
+    with printed.open("w") as output:
+        return subprocess.Popen(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
 def start_kernel(lab_port: int, token: str) -> None:
     request = urllib.request.Request(
         f"http://127.0.0.1:{lab_port}/api/kernels",
@@ -175,18 +191,10 @@ def processes_naming(text: str) -> list[int]:
 def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv, tmp_path):
     book, lab = free_port(), free_port()
     runtime = tmp_path / "runtime"
-    environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
-        "JUPYTER_RUNTIME_DIR": str(runtime), "SERVE_LOG": str(set_up_venv / "serve.log"),
-    }  # fmt: skip
-    log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        serving = subprocess.Popen(
-            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    log = tmp_path / "printed.txt"
+    serving = start_serve(set_up_venv, book, lab, log, JUPYTER_RUNTIME_DIR=str(runtime))
     try:
-        assert wait_until(lambda: answers(book) and answers(lab), 300), log.read_text()
+        assert wait_until(lambda: "The exercises:" in log.read_text(), 300), log.read_text()
         token = re.search(r"exercises\?token=(\S+)", log.read_text()).group(1)
         start_kernel(lab, token)
         assert processes_naming(str(runtime)), "the kernel's process was not found"
@@ -205,17 +213,8 @@ def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv,
 @pytest.mark.slow
 def test_serve_ends_with_the_two_addresses_once_both_servers_answer(set_up_venv, tmp_path):
     book, lab = free_port(), free_port()
-    log = tmp_path / "serve.log"
-    environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
-        "SERVE_LOG": str(log),
-    }  # fmt: skip
-    printed = tmp_path / "printed.txt"
-    with printed.open("w") as output:
-        serving = subprocess.Popen(
-            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    log, printed = set_up_venv / "serve.log", tmp_path / "printed.txt"
+    serving = start_serve(set_up_venv, book, lab, printed)
     try:
         assert wait_until(lambda: "The exercises:" in printed.read_text(), 300), log.read_text()
         answered = answers(book) and answers(lab)
