@@ -155,15 +155,21 @@ def set_up_venv(tmp_path: Path) -> Path:
     return venv
 
 
+def serve_environment(venv: Path, book: int, lab: int, **variables: str) -> dict[str, str]:
+    """The environment of ``./course serve`` on ports ``book`` and ``lab`` with the set-up
+    ``venv``, its log in ``venv/serve.log``."""
+    return {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(venv),
+        "SERVE_LOG": str(venv / "serve.log"), **variables,
+    }  # fmt: skip
+
+
 def start_serve(
     venv: Path, book: int, lab: int, printed: Path, **variables: str
 ) -> subprocess.Popen[bytes]:
     """``./course serve`` on ports ``book`` and ``lab`` with the set-up ``venv``, in a
     session of its own, printing into the file ``printed``; its log is ``venv/serve.log``."""
-    environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(venv),
-        "SERVE_LOG": str(venv / "serve.log"), **variables,
-    }  # fmt: skip
+    environment = serve_environment(venv, book, lab, **variables)
     with printed.open("w") as output:
         return subprocess.Popen(
             ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
@@ -228,3 +234,27 @@ def test_serve_ends_with_the_two_addresses_once_both_servers_answer(set_up_venv,
     finally:
         os.killpg(serving.pid, signal.SIGTERM)
         serving.wait(timeout=60)
+
+
+FAILING_BUILD = """#!/bin/sh
+echo "reading sources... [ 50%] book/leaves"
+echo "[IPKernelApp] WARNING | Kernel is running over TCP without encryption."
+echo "/book/leaves.md:12: WARNING: undefined label: 'nowhere'"
+for line in 1 2 3 4 5 6 7 8 9 10; do echo "the build's last words"; done
+exit 1
+"""
+
+
+def test_serve_shows_the_builds_progress_and_warnings_but_not_its_noise(set_up_venv):
+    (set_up_venv / "bin" / "jupyter-book").write_text(FAILING_BUILD)
+    environment = serve_environment(set_up_venv, free_port(), free_port())
+    done = subprocess.run(
+        ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "  [ 50%] book/leaves" in done.stdout
+    assert "WARNING: undefined label" in done.stdout
+    assert "Kernel is running over TCP" not in done.stdout + done.stderr
+    assert "Kernel is running over TCP" in (set_up_venv / "serve.log").read_text()
+    assert done.stderr.splitlines()[-1].startswith("The book did not build")
