@@ -20,6 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -352,7 +353,7 @@ class CourseCell:
 
     cell_type: str
     source: str
-    metadata: dict
+    metadata: dict[str, Any]
 
 
 def read_course_cells(data: bytes) -> list[CourseCell]:
