@@ -1,4 +1,5 @@
-"""``python -m autograder``: grade and merge, check, hint and status, generate, chapter, release.
+"""``python -m autograder``: grade, merge, insight; check, hint, status; generate, chapter,
+release, collect, gradescope-bundle, gradescope-try.
 
 Exit codes: 0 when the command did its job (whatever the score); 1 when
 ``grade --fail-under`` is not met or ``check`` finds a notebook that is not yet
@@ -19,57 +20,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.author.chapter import add_chapter
-from autograder.author.collect import (
-    DEADLINE_CAVEAT,
-    DEFAULT_TIMEOUT,
-    MANIFEST,
-    Caps,
-    collect_class,
-)
-from autograder.author.generate import update_exercises
-from autograder.author.gradescope import write_bundle
-from autograder.author.release import ReleaseError, write_release
-from autograder.author.seal import TooFewProbes
-from autograder.execute.run import (
-    CALL_FACTOR,
-    CALL_FLOOR_SECONDS,
-    UNMEASURED_CALL_SECONDS,
-    Limits,
-)
-from autograder.grade import fill_store
-from autograder.grade.batch import ResultCache, default_cache_folder, grade_all, shard
-from autograder.grade.check import check_notebooks
-from autograder.isolate import processes, seccomp
-from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
-from autograder.learner import progress
-from autograder.learner.feedback import hint as show_hint
-from autograder.learner.seeding import DEFAULT_SEED
-from autograder.load.book import BookLinks, book_links, book_url
-from autograder.load.course import (
-    REPO_ROOT,
-    SOLUTIONS,
-    Course,
-    CourseError,
-    learner_course_folder,
-    load_course,
-)
-from autograder.load.names import no_such
-from autograder.load.submissions import (
-    UnusableInput,
-    find_submissions,
-    nbgrader_assignments,
-)
-from autograder.report import console, feedback, formats
-from autograder.report.class_summary import markdown_summary
-from autograder.report.gradebook import write_gradebook
-from autograder.report.insight.stats import ClassInsight, class_insight
-from autograder.report.model import Report, StudentResult, read_reports
-from autograder.report.status import print_chapter, print_progress
-from autograder.report.text import clean_name, points
-from autograder.store import folder as store
-from autograder.store.folder import CompileStore
+if TYPE_CHECKING:
+    from autograder.execute.run import Limits
+    from autograder.load.book import BookLinks
+    from autograder.load.course import Course
+    from autograder.report.insight.stats import ClassInsight
+    from autograder.report.model import Report, StudentResult
+    from autograder.store.folder import CompileStore
 
 EXIT_NOT_ISOLATED = 3
 """grade's exit code when it refuses to run learner code as root without bubblewrap."""
@@ -78,174 +37,242 @@ EXIT_NOT_WRITTEN = 4
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser(instructor=SOLUTIONS.is_dir())
-    args = parser.parse_args(argv)
+    from autograder.load.course import SOLUTIONS
+
+    arguments = sys.argv[1:] if argv is None else argv
+    parser = _parser(instructor=SOLUTIONS.is_dir(), command=_command_named(arguments))
+    args = parser.parse_args(arguments)
     try:
         return args.run(args)
-    except (UnusableInput, CourseError, ReleaseError) as exc:
+    except Exception as exc:
+        if not isinstance(exc, _usage_errors()):
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
 
-def _parser(instructor: bool) -> argparse.ArgumentParser:
-    """The commands: all of them with the course's ``solutions/``, the learner's two without."""
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """The errors that mean unusable arguments or input: one line, exit code 2."""
+    from autograder.author.release import ReleaseError
+    from autograder.load.course import CourseError
+    from autograder.load.submissions import UnusableInput
+
+    return UnusableInput, CourseError, ReleaseError
+
+
+Arguments = Callable[[argparse.ArgumentParser], None]
+
+
+def _commands(instructor: bool) -> dict[str, tuple[str, Arguments]]:
+    """Each command: its one-line help, and the function that adds its arguments and the
+    function that runs it; the instructor's only with the course's ``solutions/``."""
+    instructors: dict[str, tuple[str, Arguments]] = {
+        "grade": ("grade one notebook, one learner's folder, or a class", _grade_arguments),
+        "merge": ("join the JSON reports of several shards into one", _merge_arguments),
+        "insight": (
+            "write a class's page: what to reteach, each function's results, hints, scores",
+            _insight_arguments,
+        ),
+        "generate": (
+            "make exercises/ from solutions/ with nbgrader generate_assignment, sealing "
+            "each reference solution for solution() to reveal",
+            _generate_arguments,
+        ),
+        "chapter": (
+            "derive a chapter's files from book/ID.md and solutions/ID/ID.ipynb, then check "
+            "the course",
+            _chapter_arguments,
+        ),
+        "release": (
+            "write the learners' repository: exercises, visible tests, check workflow",
+            _release_arguments,
+        ),
+        "collect": (
+            "clone every learner's repository of a roster and copy their notebooks",
+            _collect_arguments,
+        ),
+        "gradescope-bundle": (
+            "package the grader and the course as a Gradescope autograder zip",
+            _bundle_arguments,
+        ),
+        "gradescope-try": (
+            "grade submissions with an autograder zip on this machine, as Gradescope would: "
+            "its setup.sh (no system package installed) and run_autograder, in a temporary "
+            "folder",
+            _try_arguments,
+        ),
+    }
+    learners: dict[str, tuple[str, Arguments]] = {
+        "check": (
+            "run the visible tests of your notebooks, with feedback and hints",
+            _check_arguments,
+        ),
+        "hint": ("show the hints of a function opened so far, and one more", _hint_arguments),
+        "status": ("show your progress through the exercises", _status_arguments),
+    }
+    return {**instructors, **learners} if instructor else learners
+
+
+def _parser(instructor: bool, command: str | None = None) -> argparse.ArgumentParser:
+    """The commands: all of them with the course's ``solutions/``, the learner's without.
+
+    Only ``command``'s arguments are added: their defaults come from the modules that run
+    the commands, and importing all of those for one command would cost a learner's
+    ``status`` or ``check`` about a second (numpy, nbformat, pytest, JAX).
+    """
     learner = "Check your exercise notebooks and see your progress."
-    description = __doc__.splitlines()[0] if instructor else learner
+    description = __doc__.split("\n\n")[0] if instructor else learner
     parser = argparse.ArgumentParser(prog="python -m autograder", description=description)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    if instructor:
-        _add_instructor_commands(commands)
-    _add_learner_commands(commands)
+    for name, (help_text, add_arguments) in _commands(instructor).items():
+        subparser = commands.add_parser(name, help=help_text)
+        if name == command:
+            add_arguments(subparser)
     return parser
 
 
-def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
-    grade = commands.add_parser(
-        "grade", help="grade one notebook, one learner's folder, or a class"
-    )
-    grade.add_argument("path", type=Path, metavar="PATH")
-    grade.add_argument(
+def _command_named(arguments: list[str]) -> str | None:
+    """The command the command line names: its first argument that is not an option."""
+    return next((argument for argument in arguments if not argument.startswith("-")), None)
+
+
+def _grade_arguments(parser: argparse.ArgumentParser) -> None:
+    from autograder.grade.batch import default_cache_folder
+    from autograder.learner.seeding import DEFAULT_SEED
+    from autograder.store import folder as store
+
+    parser.add_argument("path", type=Path, metavar="PATH")
+    parser.add_argument(
         "--assignment", nargs="+", default=[], metavar="CHAPTER",
         help="grade only these chapters' notebooks, the class's assignment (default: the "
         "assignment folders of nbgrader's submitted/ layout, else every chapter)",
     )  # fmt: skip
-    _add_outputs(grade)
-    grade.add_argument(
+    _add_outputs(parser)
+    parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, metavar="N",
         help=f"seed of the hidden tests' generated inputs (default {DEFAULT_SEED})",
     )  # fmt: skip
-    grade.add_argument(
+    parser.add_argument(
         "--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
         help="grade N notebooks at once (default: the number of cores)",
     )  # fmt: skip
-    grade.add_argument(
+    parser.add_argument(
         "--shard", type=_shard, metavar="K/N",
         help="grade only shard K of N of the class (for a CI matrix; see merge)",
     )  # fmt: skip
-    grade.add_argument(
+    parser.add_argument(
         "--cache-dir", type=Path, default=default_cache_folder(), metavar="DIR",
         help=f"where unchanged submissions' results are kept (default {default_cache_folder()})",
     )  # fmt: skip
-    grade.add_argument(
+    parser.add_argument(
         "--no-cache", action="store_true", help="grade every submission again, ignoring the cache"
     )
-    grade.add_argument(
+    parser.add_argument(
         "--compile-store", type=Path, default=store.default_folder(), metavar="DIR",
         help="where JAX operations compiled from the reference solutions are kept for the "
         f"workers to read (default {store.default_folder()})",
     )  # fmt: skip
-    grade.add_argument(
+    parser.add_argument(
         "--allow-unsandboxed", action="store_true",
         help="as root where bubblewrap cannot run, grade anyway, every result marked as not "
         "isolated (without it, grading refuses: learner code would run as root)",
     )  # fmt: skip
-    _add_limits(grade)
-    grade.set_defaults(run=_grade)
+    _add_limits(parser)
+    parser.set_defaults(run=_grade)
 
-    merge = commands.add_parser("merge", help="join the JSON reports of several shards into one")
-    merge.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
-    _add_outputs(merge)
-    merge.set_defaults(run=_merge)
 
-    insight = commands.add_parser(
-        "insight",
-        help="write a class's page: what to reteach, each function's results, hints, scores",
-    )
-    insight.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
-    insight.add_argument(
+def _merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
+    _add_outputs(parser)
+    parser.set_defaults(run=_merge)
+
+
+def _insight_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("reports", type=Path, nargs="+", metavar="REPORT")
+    parser.add_argument(
         "--html", type=Path, required=True, metavar="FILE", help="the page to write"
     )
-    insight.add_argument(
+    parser.add_argument(
         "--feedback", type=Path, metavar="DIR",
         help="the folder grade --feedback wrote: each learner's row links their file",
     )  # fmt: skip
-    _add_page_options(insight)
-    insight.set_defaults(run=_insight)
+    _add_page_options(parser)
+    parser.set_defaults(run=_insight)
 
-    generate = commands.add_parser(
-        "generate",
-        help="make exercises/ from solutions/ with nbgrader generate_assignment, sealing "
-        "each reference solution for solution() to reveal",
-    )
-    generate.set_defaults(run=_generate)
 
-    chapter = commands.add_parser(
-        "chapter",
-        help="derive a chapter's files from book/ID.md and solutions/ID/ID.ipynb, then check "
-        "the course",
-    )
-    chapter.add_argument("chapter", metavar="ID")
-    chapter.add_argument(
+def _generate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.set_defaults(run=_generate)
+
+
+def _chapter_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("chapter", metavar="ID")
+    parser.add_argument(
         "--after", metavar="ID", help="the chapter it follows in _toc.yml (default: the last)"
     )
-    chapter.set_defaults(run=_chapter)
+    parser.set_defaults(run=_chapter)
 
-    release = commands.add_parser(
-        "release", help="write the learners' repository: exercises, visible tests, check workflow"
-    )
-    release.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder")
-    release.add_argument(
+
+def _release_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder")
+    parser.add_argument(
         "--book-url", type=_book_url, metavar="URL",
         help="the published book's address (its site's root): the notebooks and the "
         "checker's messages link its chapters and sections",
     )  # fmt: skip
-    release.add_argument(
+    parser.add_argument(
         "--no-solutions", dest="solutions", action="store_false",
         help="ship no reference solutions: the notebooks hold no sealed solutions, and "
         "solution() says the release has none",
     )  # fmt: skip
-    release.set_defaults(run=_release)
+    parser.set_defaults(run=_release)
 
-    collect = commands.add_parser(
-        "collect", help="clone every learner's repository of a roster and copy their notebooks"
-    )
-    collect.add_argument(
+
+def _collect_arguments(parser: argparse.ArgumentParser) -> None:
+    from autograder.author.collect import DEADLINE_CAVEAT, DEFAULT_TIMEOUT, MANIFEST
+
+    parser.add_argument(
         "roster", type=Path, metavar="ROSTER",
         help="a CSV file with the columns learner and repository (a URL or git@...; a local "
         "path or file:// only with --allow-local)",
     )  # fmt: skip
-    collect.add_argument(
+    parser.add_argument(
         "--into", type=Path, default=Path("submissions"), metavar="DIR",
         help=f"where each learner's notebooks go, as DIR/<learner>/, with DIR/{MANIFEST} "
         "recording the commits (default submissions)",
     )  # fmt: skip
-    collect.add_argument(
+    parser.add_argument(
         "--deadline", type=_deadline, metavar="DATE",
         help="collect each learner's last commit dated before DATE (ISO 8601, e.g. "
         "2026-12-01T17:00+01:00; without an offset, this machine's local time). Note: "
         f"{DEADLINE_CAVEAT}",
     )  # fmt: skip
-    collect.add_argument(
+    parser.add_argument(
         "--allow-local", action="store_true",
         help="also collect repositories named by a local path or a file:// URL (without it "
         "they are refused: a learner naming one would get any repository this machine holds)",
     )  # fmt: skip
-    collect.add_argument(
+    parser.add_argument(
         "--clone-timeout", type=_positive, default=DEFAULT_TIMEOUT, metavar="SECONDS",
         help=f"stop a clone after this long (default {DEFAULT_TIMEOUT:g})",
     )  # fmt: skip
-    collect.set_defaults(run=_collect)
+    parser.set_defaults(run=_collect)
 
-    bundle = commands.add_parser(
-        "gradescope-bundle", help="package the grader and the course as a Gradescope autograder zip"
-    )
-    bundle.add_argument("out", type=Path, metavar="ZIP")
-    bundle.add_argument(
+
+def _bundle_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="ZIP")
+    parser.add_argument(
         "--chapter", action="append", default=[], metavar="ID",
         help="grade only this chapter's notebook; repeat for several (default: every chapter)",
     )  # fmt: skip
-    bundle.add_argument(
+    parser.add_argument(
         "--allow-unsandboxed", action="store_true",
         help="grade where bubblewrap cannot run (as root), every result marked as not "
         "isolated; without it such a container refuses to grade",
     )  # fmt: skip
-    bundle.set_defaults(run=_gradescope_bundle)
+    parser.set_defaults(run=_gradescope_bundle)
 
-    dry_run = commands.add_parser(
-        "gradescope-try",
-        help="grade submissions with an autograder zip on this machine, as Gradescope would: "
-        "its setup.sh (no system package installed) and run_autograder, in a temporary folder",
-    )
+
+def _try_arguments(dry_run: argparse.ArgumentParser) -> None:
     dry_run.add_argument("bundle", type=Path, metavar="ZIP", help="the zip gradescope-bundle wrote")
     dry_run.add_argument(
         "submissions", type=Path, nargs="+", metavar="SUBMISSION",
@@ -259,39 +286,36 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     dry_run.set_defaults(run=_gradescope_try)
 
 
-def _add_learner_commands(commands: argparse._SubParsersAction) -> None:
-    check = commands.add_parser(
-        "check", help="run the visible tests of your notebooks, with feedback and hints"
-    )
-    check.add_argument(
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "notebooks", type=Path, nargs="*", metavar="NOTEBOOK",
         help="a notebook file, whatever its name (its cells say which exercise it is), or a "
         "chapter's name (aux_data: that chapter's notebook under exercises/); several may be given",
     )  # fmt: skip
-    check.add_argument(
+    parser.add_argument(
         "--all", action="store_true",
         help="check every chapter's notebook under exercises/, whatever its name, in chapter order",
     )  # fmt: skip
-    check.add_argument(
+    parser.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run your notebook without bubblewrap (for your own machine; grading always uses it)",
     )
-    _add_limits(check)
-    check.set_defaults(run=_check)
+    _add_limits(parser)
+    parser.set_defaults(run=_check)
 
-    hint = commands.add_parser(
-        "hint", help="show the hints of a function opened so far, and one more"
-    )
-    hint.add_argument("function", metavar="FUNCTION")
-    hint.set_defaults(run=_hint)
 
-    status = commands.add_parser("status", help="show your progress through the exercises")
-    status.add_argument(
+def _hint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("function", metavar="FUNCTION")
+    parser.set_defaults(run=_hint)
+
+
+def _status_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "chapter", nargs="?", metavar="CHAPTER",
         help="show this chapter's functions and the files they were checked in",
     )  # fmt: skip
-    status.set_defaults(run=_status)
+    parser.set_defaults(run=_status)
 
 
 def _add_outputs(parser: argparse.ArgumentParser) -> None:
@@ -350,6 +374,13 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def _add_limits(parser: argparse.ArgumentParser) -> None:
+    from autograder.execute.run import (
+        CALL_FACTOR,
+        CALL_FLOOR_SECONDS,
+        UNMEASURED_CALL_SECONDS,
+        Limits,
+    )
+
     defaults = Limits()
     parser.add_argument(
         "--timeout", type=_positive, default=defaults.notebook_seconds, metavar="SECONDS",
@@ -386,6 +417,8 @@ def _positive(text: str) -> float:
 
 
 def _book_url(text: str) -> str:
+    from autograder.load.book import book_url
+
     try:
         return book_url(text)
     except ValueError as exc:
@@ -407,6 +440,8 @@ def _positive_int(text: str) -> int:
 
 
 def _limits(args: argparse.Namespace) -> Limits:
+    from autograder.execute.run import Limits
+
     return Limits(
         notebook_seconds=args.timeout,
         cell_seconds=args.cell_timeout,
@@ -418,6 +453,15 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from autograder.grade.batch import ResultCache, grade_all, shard
+    from autograder.isolate import processes, seccomp
+    from autograder.isolate.bubblewrap import BUBBLEWRAP, NOT_ISOLATED, isolation
+    from autograder.load.course import SOLUTIONS, load_course
+    from autograder.load.submissions import find_submissions
+    from autograder.report import console
+    from autograder.report.text import clean_name
+    from autograder.store import folder as store
+
     whole = load_course(SOLUTIONS)
     course = _assigned(whole, args)
     submissions = find_submissions(args.path, whole, [n.id for n in course.notebooks])
@@ -476,6 +520,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _assigned(course: Course, args: argparse.Namespace) -> Course:
     """The chapters to grade: ``--assignment``'s, else nbgrader's layout's, else all."""
+    from autograder.load.submissions import UnusableInput, nbgrader_assignments
+
     chosen = args.assignment or nbgrader_assignments(args.path, course)
     if not chosen:
         return course
@@ -493,6 +539,8 @@ def _compile_store(
     course: Course, args: argparse.Namespace, limits: Limits, learners: int
 ) -> CompileStore | None:
     """The compile store, filled first when ``learners`` are enough to repay the filling."""
+    from autograder.grade import fill_store
+
     fill = learners >= fill_store.WORTH_FILLING_FOR
     # Gradescope grades one learner in a fresh container, where the store is never worth
     # filling: a note on it would only open the instructor's log with the grader's jargon.
@@ -506,6 +554,9 @@ def _say(line: str) -> None:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    from autograder.load.course import SOLUTIONS, load_course
+    from autograder.report.model import read_reports
+
     _check_outputs(args)
     merged = read_reports(args.reports)
     _check_learner_count(args, len(merged.students))
@@ -521,6 +572,8 @@ def _insight(args: argparse.Namespace) -> int:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
+    from autograder.load.submissions import UnusableInput
+
     for path in (args.json, args.junit, args.markdown, args.csv, args.gradescope, args.html):
         if path is not None and path.is_dir():
             raise UnusableInput(f"{path} is a folder; give a file name")
@@ -530,6 +583,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 def _check_learner_count(args: argparse.Namespace, learners: int) -> None:
     """Refuse ``--gradescope`` before any work unless there is exactly one learner."""
+    from autograder.load.submissions import UnusableInput
+
     if args.gradescope is not None and learners != 1:
         raise UnusableInput(
             f"--gradescope writes one learner's results, but there are {learners} here "
@@ -557,6 +612,12 @@ def _outputs(
     args: argparse.Namespace, report: Report, course: Course
 ) -> Iterator[tuple[str, Callable[[], None]]]:
     """Each output asked for, named as the command line names it, with what writes it."""
+    from autograder.load.book import book_links
+    from autograder.report import console, feedback, formats
+    from autograder.report.class_summary import markdown_summary
+    from autograder.report.gradebook import write_gradebook
+    from autograder.report.insight.stats import class_insight
+
     if args.json:
         yield f"--json {args.json}", lambda: formats.write_text(args.json, report.to_json())
     show = console.print_gradescope_log if args.gradescope else console.print_report
@@ -613,6 +674,8 @@ def _written(name: str, write: Callable[[], None]) -> bool:
 def _write_feedback(
     path: Path, student: StudentResult, links: Callable[[], BookLinks | None]
 ) -> None:
+    from autograder.report import feedback, formats
+
     formats.write_text(path, feedback.to_feedback(student, links()))
 
 
@@ -624,11 +687,20 @@ def _write_page(args: argparse.Namespace, report: Report, insight: ClassInsight 
 
 
 def _check(args: argparse.Namespace) -> int:
+    from autograder.grade.check import check_notebooks
+    from autograder.load.course import learner_course_folder, load_course
+    from autograder.report import console
+
     course = load_course(learner_course_folder())
     return check_notebooks(args.notebooks, args.all, course, _limits(args), console.console())
 
 
 def _hint(args: argparse.Namespace) -> int:
+    from autograder.learner.feedback import hint as show_hint
+    from autograder.load.course import learner_course_folder, load_course
+    from autograder.load.names import no_such
+    from autograder.load.submissions import UnusableInput
+
     course = load_course(learner_course_folder())
     try:
         course.function(args.function)
@@ -641,6 +713,13 @@ def _hint(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from autograder.learner import progress
+    from autograder.load.course import learner_course_folder, load_course
+    from autograder.load.names import no_such
+    from autograder.load.submissions import UnusableInput
+    from autograder.report import console
+    from autograder.report.status import print_chapter, print_progress
+
     course = load_course(learner_course_folder())
     out, states, sources = console.console(), progress.load(), progress.sources()
     if args.chapter is None:
@@ -657,6 +736,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _chapter(args: argparse.Namespace) -> int:
+    from autograder.author.chapter import add_chapter
+
     written, problems = add_chapter(args.chapter, args.after)
     for line in written:
         print(f"wrote {line}")
@@ -669,6 +750,8 @@ def _chapter(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
+    from autograder.author.release import write_release
+
     written = write_release(args.out, args.book_url, solutions=args.solutions)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
@@ -680,6 +763,9 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
+    from autograder.author.collect import Caps, collect_class
+    from autograder.load.course import SOLUTIONS, load_course
+
     chapters = [notebook.id for notebook in load_course(SOLUTIONS).notebooks]
     return collect_class(
         args.roster, args.into, deadline=args.deadline, timeout=args.clone_timeout,
@@ -689,6 +775,9 @@ def _collect(args: argparse.Namespace) -> int:
 
 
 def _gradescope_bundle(args: argparse.Namespace) -> int:
+    from autograder.author.gradescope import write_bundle
+    from autograder.report.text import points
+
     notebooks = write_bundle(args.out, args.chapter, args.allow_unsandboxed)
     total = sum(notebook.points for notebook in notebooks)
     print(
@@ -705,6 +794,10 @@ def _gradescope_try(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from autograder.author.generate import update_exercises
+    from autograder.author.seal import TooFewProbes
+    from autograder.load.course import REPO_ROOT
+
     try:
         written = update_exercises()
     except TooFewProbes as refused:

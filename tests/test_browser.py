@@ -478,6 +478,22 @@ def test_live_code_without_a_server_says_how_to_start_one(visitor):
     assert page.locator(".thebe-cell").count() == 0
 
 
+EXERCISE_LINK = 'a[href$="/lab/tree/exercises/leaves/leaves.ipynb"]'
+
+
+def test_a_chapters_jupyterlab_link_opens_the_server_the_page_uses(visitor):
+    server = f"http://127.0.0.1:{_free_port()}"
+    page, _ = visitor.open(f"book/leaves.html?jupyter={server}")
+    href = page.locator(EXERCISE_LINK).get_attribute("href")
+    assert href == f"{server}/lab/tree/exercises/leaves/leaves.ipynb"
+
+
+def test_a_chapters_jupyterlab_link_opens_port_8888_when_the_page_names_no_server(visitor):
+    page, _ = visitor.open("book/leaves.html")
+    href = page.locator(EXERCISE_LINK).get_attribute("href")
+    assert href == "http://localhost:8888/lab/tree/exercises/leaves/leaves.ipynb"
+
+
 def test_a_tab_keeps_the_server_it_was_pointed_at_from_page_to_page(visitor):
     server = f"http://127.0.0.1:{_free_port()}"
     page, _ = visitor.open(f"book/intro.html?jupyter={server}")

@@ -93,3 +93,24 @@ def test_all_finds_each_chapters_notebook_by_its_cells(tmp_path, monkeypatch):
     assert [(f.path, f.why) for f in files if not f.graded] == [
         (f"{FIRST.id}/{FIRST.filename}", "fewer answered cells")
     ]
+
+
+def test_several_notebooks_lead_with_the_table_and_detail_only_what_fails(tmp_path, env):
+    solved = copy(SOLUTIONS, FIRST, tmp_path / "solved.ipynb")
+    untouched = copy(EXERCISES, SECOND, tmp_path / "untouched.ipynb")
+    done = run_cli("check", solved, untouched, env=env)
+    lines = done.stdout.splitlines()
+    assert "Your notebooks" in lines[0], done.stdout
+    details = "\n".join(lines[next(i for i, line in enumerate(lines) if "└" in line) + 1 :])
+    assert [f.name for f in FIRST.functions if f"{f.name} (" in details] == []
+    assert all(f"{function.name} (" in details for function in SECOND.functions)
+
+
+def test_a_message_wrapped_at_the_terminals_width_stays_indented(tmp_path, env):
+    untouched = copy(EXERCISES, SECOND, tmp_path / "untouched.ipynb")
+    done = run_cli("check", untouched, env={**env, "COLUMNS": "60"})
+    lines = done.stdout.splitlines()
+    while lines and not lines[-1].startswith(" "):
+        lines.pop()  # the closing lines stand on their own
+    assert len(lines) > 3 * len(SECOND.functions), "no message was wrapped"
+    assert [line for line in lines if line[:1] not in ("", " ") and "FAIL" not in line] == []

@@ -51,6 +51,26 @@ def test_serve_with_a_port_taken_says_so_in_one_line_naming_the_variable(taken_p
     assert "Traceback" not in done.stderr + done.stdout
 
 
+def test_serve_with_both_ports_taken_names_both_in_one_line(tmp_path):
+    with socket.socket() as book, socket.socket() as lab:
+        for holder in (book, lab):
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+        ports = {"BOOK_PORT": book.getsockname()[1], "LAB_PORT": lab.getsockname()[1]}
+        environment = {**os.environ, **{name: str(port) for name, port in ports.items()}}
+        done = subprocess.run(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, capture_output=True,
+            text=True, timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert all(f"{port} ({name})" in line for name, port in ports.items()), line
+    suggested = dict(re.findall(r"(BOOK_PORT|LAB_PORT)=(\d+)", line))
+    assert set(suggested) == set(ports) and not set(suggested.values()) & {
+        str(port) for port in ports.values()
+    }
+
+
 def wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -64,7 +84,8 @@ def wait_until(condition, seconds: float) -> bool:
 def test_jupyterlab_stops_when_the_book_server_ends_for_any_reason(built, set_up_venv):
     book, lab = free_port(), free_port()
     environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv)
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
+        "SERVE_LOG": str(set_up_venv / "serve.log"),
     }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
@@ -104,7 +125,7 @@ def test_serve_starts_on_a_port_a_stopped_server_just_left(built, set_up_venv):
     book = port_just_closed()
     environment = {
         **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(free_port()),
-        "VENV": str(set_up_venv),
+        "VENV": str(set_up_venv), "SERVE_LOG": str(set_up_venv / "serve.log"),
     }  # fmt: skip
     serving = subprocess.Popen(
         ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment,
@@ -134,6 +155,28 @@ def set_up_venv(tmp_path: Path) -> Path:
     return venv
 
 
+def serve_environment(venv: Path, book: int, lab: int, **variables: str) -> dict[str, str]:
+    """The environment of ``./course serve`` on ports ``book`` and ``lab`` with the set-up
+    ``venv``, its log in ``venv/serve.log``."""
+    return {
+        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(venv),
+        "SERVE_LOG": str(venv / "serve.log"), **variables,
+    }  # fmt: skip
+
+
+def start_serve(
+    venv: Path, book: int, lab: int, printed: Path, **variables: str
+) -> subprocess.Popen[bytes]:
+    """``./course serve`` on ports ``book`` and ``lab`` with the set-up ``venv``, in a
+    session of its own, printing into the file ``printed``; its log is ``venv/serve.log``."""
+    environment = serve_environment(venv, book, lab, **variables)
+    with printed.open("w") as output:
+        return subprocess.Popen(
+            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
 def start_kernel(lab_port: int, token: str) -> None:
     request = urllib.request.Request(
         f"http://127.0.0.1:{lab_port}/api/kernels",
@@ -154,18 +197,10 @@ def processes_naming(text: str) -> list[int]:
 def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv, tmp_path):
     book, lab = free_port(), free_port()
     runtime = tmp_path / "runtime"
-    environment = {
-        **os.environ, "BOOK_PORT": str(book), "LAB_PORT": str(lab), "VENV": str(set_up_venv),
-        "JUPYTER_RUNTIME_DIR": str(runtime),
-    }  # fmt: skip
-    log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        serving = subprocess.Popen(
-            ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, stdout=output,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    log = tmp_path / "printed.txt"
+    serving = start_serve(set_up_venv, book, lab, log, JUPYTER_RUNTIME_DIR=str(runtime))
     try:
-        assert wait_until(lambda: answers(book) and answers(lab), 300), log.read_text()
+        assert wait_until(lambda: "The exercises:" in log.read_text(), 300), log.read_text()
         token = re.search(r"exercises\?token=(\S+)", log.read_text()).group(1)
         start_kernel(lab, token)
         assert processes_naming(str(runtime)), "the kernel's process was not found"
@@ -179,3 +214,47 @@ def test_sigterm_stops_serve_its_servers_and_kernels_within_seconds(set_up_venv,
         # JupyterLab runs in a process group of its own, and restarts a kernel that dies.
         for pid in processes_naming(f"--port={lab} ") + processes_naming(str(runtime)):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_serve_ends_with_the_two_addresses_once_both_servers_answer(set_up_venv, tmp_path):
+    book, lab = free_port(), free_port()
+    log, printed = set_up_venv / "serve.log", tmp_path / "printed.txt"
+    serving = start_serve(set_up_venv, book, lab, printed)
+    try:
+        assert wait_until(lambda: "The exercises:" in printed.read_text(), 300), log.read_text()
+        answered = answers(book) and answers(lab)
+        time.sleep(5)  # JupyterLab goes on logging once it answers
+        lines = printed.read_text().splitlines()
+        assert answered
+        assert lines[-2].startswith("The book:") and lines[-1].startswith("The exercises:")
+        assert len(lines) == 4, lines  # the build's line, the servers' line, the addresses
+        assert log.name in lines[1] and "Jupyter Server" in log.read_text()
+        assert log.stat().st_mode & 0o077 == 0  # JupyterLab logs its token there
+    finally:
+        os.killpg(serving.pid, signal.SIGTERM)
+        serving.wait(timeout=60)
+
+
+FAILING_BUILD = """#!/bin/sh
+echo "reading sources... [ 50%] book/leaves"
+echo "[IPKernelApp] WARNING | Kernel is running over TCP without encryption."
+echo "/book/leaves.md:12: WARNING: undefined label: 'nowhere'"
+for line in 1 2 3 4 5 6 7 8 9 10; do echo "the build's last words"; done
+exit 1
+"""
+
+
+def test_serve_shows_the_builds_progress_and_warnings_but_not_its_noise(set_up_venv):
+    (set_up_venv / "bin" / "jupyter-book").write_text(FAILING_BUILD)
+    environment = serve_environment(set_up_venv, free_port(), free_port())
+    done = subprocess.run(
+        ["bash", "course", "serve"], cwd=REPO_ROOT, env=environment, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "  [ 50%] book/leaves" in done.stdout
+    assert "WARNING: undefined label" in done.stdout
+    assert "Kernel is running over TCP" not in done.stdout + done.stderr
+    assert "Kernel is running over TCP" in (set_up_venv / "serve.log").read_text()
+    assert done.stderr.splitlines()[-1].startswith("The book did not build")

@@ -54,15 +54,22 @@ def check_notebooks(
         if not found.graded:
             out.print(f"not checked: {shown(EXERCISES / found.path)} ({found.why})", markup=False)
     states = []
+    checked = []
     for run in _runs(targets):
-        result = _check_run(run, course, limits, out)
+        result = _check_run(run, course, limits)
         names = {course.notebook(chapter).filename: name for chapter, _, name in run}
         states += checking.notebook_states(result, names)
+        checked.append((result, names))
         if os.environ.get("GITHUB_STEP_SUMMARY"):
             summary = checking.to_markdown(result, names, released_book_links())
             formats.append_text(Path(os.environ["GITHUB_STEP_SUMMARY"]), summary)
-    if len(states) > 1:
+    # several notebooks: the table first, then only what is left to do in each
+    several = len(states) > 1
+    if several:
         console.print_check_summary(out, states)
+    for result, names in checked:
+        linked = with_book_links(result, released_book_links())
+        console.print_feedback(out, linked, names, failed_only=several)
     out.print(checking.conclusion(states))
     return 0 if all(state.solved for state in states) else 1
 
@@ -136,8 +143,8 @@ def _runs(targets: list[Target]) -> list[list[Target]]:
     return runs
 
 
-def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) -> StudentResult:
-    """Grade one run's notebooks with the visible tests, show the feedback, record progress."""
+def _check_run(run: list[Target], course: Course, limits: Limits) -> StudentResult:
+    """Grade one run's notebooks with the visible tests and record the progress."""
     notebooks = {chapter: path for chapter, path, _ in run}
     # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
     # class: every grading process's zygotes would import them, most for no worker of theirs.
@@ -149,8 +156,6 @@ def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) 
     result = grade_submission(
         Submission("your notebooks", notebooks), course, limits, timed_reference=False
     )
-    names = {course.notebook(chapter).filename: name for chapter, _, name in run}
-    console.print_feedback(out, with_book_links(result, released_book_links()), names)
     for notebook_id, path in notebooks.items():
         if path is not None:
             filename = course.notebook(notebook_id).filename

@@ -24,6 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# read_notebook imports it when first called; imported here, with the setup cell, so
+# that the notebook's first check() does not wait a third of a second for it
+import nbformat  # noqa: F401
+
 from autograder.compare.returned import Calls, short_repr
 from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from autograder.load.course import Course, ExerciseNotebook
 from autograder.load.learner_notebook import (
@@ -33,6 +32,9 @@ from autograder.load.learner_notebook import (
     read_notebook,
 )
 from autograder.load.stubs import cell_source, released_stubs
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOT_AN_EXERCISE = "not one of the course's exercises"
 

@@ -8,12 +8,14 @@ import re
 from dataclasses import dataclass
 from json import JSONDecodeError
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from autograder.load.checksum import cell_checksum
 from autograder.load.course import Course, ExerciseNotebook
 from autograder.load.file_names import shown_name
+
+if TYPE_CHECKING:
+    import nbformat
 
 HINT_RECORD = "application/vnd.pytrees-hands-on.hints+json"
 """The output type ``hint`` leaves in a saved notebook: ``{"function": name, "opened": n}``."""
@@ -361,6 +363,10 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise NotebookDamaged(name, "it is JSON, but not a notebook: it holds no cells")
     if not all(isinstance(cell, dict) for cell in data.get("cells", [])):
         raise NotebookDamaged(name, "it is JSON, but its cells are not notebook cells")
+    # imported here: nbformat (with its schema validator) takes a third of a second to
+    # import, and status, which reads no learner notebook, should not wait for it
+    import nbformat
+
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for bad input

@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
-import nbformat
-
-from autograder.load.course import EXERCISES, SOLUTIONS, CourseError, ExerciseNotebook
+from autograder.load.course import (
+    EXERCISES,
+    SOLUTIONS,
+    CourseError,
+    ExerciseNotebook,
+    read_course_cells,
+)
 from autograder.load.learner_notebook import top_level_names
+
+if TYPE_CHECKING:
+    import nbformat
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -39,19 +47,17 @@ def released_stubs(exercise: ExerciseNotebook) -> dict[str, str]:
         solutions = SOLUTIONS / exercise.id / exercise.filename
         if not solutions.is_file():
             return {}
-        nb = nbformat.read(solutions, as_version=4)
         return {
             grade_id: stub_of(cell.source).strip()
-            for cell in nb.cells
+            for cell in read_course_cells(solutions.read_bytes())
             if (grade_id := cell.metadata.get("nbgrader", {}).get("grade_id")) in names
         }
     data = exercise.released_bytes()
     if data is None:
         raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
-    released = nbformat.reads(data.decode("utf-8"), as_version=4)
     return {
         grade_id: cell.source.strip()
-        for cell in released.cells
+        for cell in read_course_cells(data)
         if (grade_id := cell.metadata.get("nbgrader", {}).get("grade_id")) in names
     }
 

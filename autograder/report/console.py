@@ -17,11 +17,17 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from autograder.compare.verdicts import mark
 from autograder.report.checking import NotebookState
 from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult, not_passed_cell
 from autograder.report.text import clean, points
+
+INDENT = 3
+"""How far a function's messages, hints and notes stand in from its line."""
+UNREMARKABLE = ("passed", "not-started")
+"""The statuses of functions that a summary of several notebooks details no further."""
 
 _STYLE = {
     "passed": "green",
@@ -127,21 +133,27 @@ def print_student(out: Console, student: StudentResult) -> None:
 
 
 def print_feedback(
-    out: Console, student: StudentResult, names: Mapping[str, str] | None = None
+    out: Console,
+    student: StudentResult,
+    names: Mapping[str, str] | None = None,
+    failed_only: bool = False,
 ) -> None:
     """One paragraph per function, with its message and first hint: what ``check`` shows.
 
     When ``student`` holds several notebooks, each notebook's functions follow its name:
-    the file checked, as ``names`` gives it by the exercise's file name.
+    the file checked, as ``names`` gives it by the exercise's file name. With
+    ``failed_only``, functions that pass or are not started are left out (a table above
+    says how each notebook stands), and so are notebooks left with nothing to show.
     """
     names = names or {}
+    shown = [e for e in student.exercises if not failed_only or e.status not in UNREMARKABLE]
     several = len({exercise.notebook for exercise in student.exercises}) > 1
     not_started = student.chapters_not_started() if several else []
     if not_started:
         named = [names.get(f"{chapter}.ipynb", f"{chapter}.ipynb") for chapter in not_started]
         out.print(f"{mark('not-started')} {', '.join(named)}", markup=False)
     notebook = None
-    for exercise in student.exercises:
+    for exercise in shown:
         if exercise.notebook.removesuffix(".ipynb") in not_started:
             continue
         if several and exercise.notebook != notebook:
@@ -151,11 +163,19 @@ def print_feedback(
         out.print(f"{mark(exercise.status)} {exercise.name} ({score})")
         for test in exercise.tests:
             if test.message:
-                out.print(f"   {test.message}", markup=False)
+                _print_indented(out, test.message)
         if exercise.hint:
-            out.print(f"   Hint: {exercise.hint}", markup=False)
+            _print_indented(out, f"Hint: {exercise.hint}")
     for note in student.notes:
-        out.print(f"   note: {clean(note.message, limit=None)}", markup=False)
+        _print_indented(out, f"note: {clean(note.message, limit=None)}")
+
+
+def _print_indented(out: Console, text: str) -> None:
+    """``text`` under the line above it, every line of it indented, those the terminal's
+    width wraps included, so that a message reads as one block."""
+    for line in Text(text).wrap(out, max(out.width - INDENT, 20)):
+        line.rstrip()
+        out.print(Text(" " * INDENT) + line)
 
 
 def print_check_summary(out: Console, states: list[NotebookState]) -> None:

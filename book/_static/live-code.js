@@ -10,6 +10,7 @@
 // The token is in the address ./course serve prints, after "#token=": a browser sends
 // no fragment to the book's server. This tab keeps the server and its token in
 // sessionStorage, and the token leaves the visible address as soon as the page reads it.
+// The chapters' "in JupyterLab" links to their exercise notebooks follow the same server.
 (function () {
   "use strict";
   const DEFAULT_SERVER = "http://localhost:8888";
@@ -312,10 +313,21 @@
     }
   }
 
+  // The chapters link their exercise notebook on the default server; on this tab's
+  // server instead (the one Live Code uses), they open the JupyterLab that serves it.
+  function pointLabLinks() {
+    if (connection.server === DEFAULT_SERVER) return;
+    const links = document.querySelectorAll('a[href^="' + DEFAULT_SERVER + '/lab/"]');
+    for (const link of links) {
+      link.href = connection.server + link.getAttribute("href").slice(DEFAULT_SERVER.length);
+    }
+  }
+
   remember();
   // The launch menu's button calls initThebeSBT(); this takes its place.
   window.initThebeSBT = startLiveCode;
   document.addEventListener("DOMContentLoaded", function () {
     window.initThebeSBT = startLiveCode;
+    pointLabLinks();
   });
 })();
