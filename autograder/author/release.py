@@ -236,9 +236,11 @@ def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]
         for module in notebook_imports(path, text):
             provided = {canonicalize_name(name) for name in providers.get(module, ())} & set(pins)
             if not provided:
+                # the module's distribution is known only once it is installed here
+                installed = "" if module in providers else " (none installed here provides it)"
                 raise ReleaseError(
                     f"{path.as_posix()} imports {module}, and requirements.txt pins no "
-                    "distribution that provides it: pin it there"
+                    f"distribution that provides it{installed}: pin it there and install it"
                 )
             needed |= provided
     needed = _with_dependencies(needed) & set(pins)
