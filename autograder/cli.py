@@ -75,7 +75,8 @@ def _commands(instructor: bool) -> dict[str, tuple[str, Arguments]]:
         ),
         "generate": (
             "make exercises/ from solutions/ with nbgrader generate_assignment, sealing "
-            "each reference solution for solution() to reveal",
+            "each reference solution for solution() to reveal; a notebook with answers in it "
+            "is left as it is",
             _generate_arguments,
         ),
         "chapter": (
@@ -201,6 +202,11 @@ def _insight_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _generate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write every notebook, discarding the answers in any (left alone without it)",
+    )
     parser.set_defaults(run=_generate)
 
 
@@ -752,7 +758,7 @@ def _chapter(args: argparse.Namespace) -> int:
 def _release(args: argparse.Namespace) -> int:
     from autograder.author.release import write_release
 
-    written = write_release(args.out, args.book_url, solutions=args.solutions)
+    written = write_release(args.out, args.book_url, args.solutions, _say)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
@@ -799,10 +805,16 @@ def _generate(args: argparse.Namespace) -> int:
     from autograder.load.course import REPO_ROOT
 
     try:
-        written = update_exercises()
+        updated = update_exercises(force=args.force)
     except TooFewProbes as refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1
-    for path in written:
+    for path in updated.written:
         print(f"wrote {path.relative_to(REPO_ROOT)}")
-    return 0
+    for path, answered in updated.left.items():
+        print(
+            f"left {path.relative_to(REPO_ROOT)} as it is: it has answers in it "
+            f"({', '.join(answered)}); python -m autograder generate --force discards them",
+            file=sys.stderr,
+        )
+    return 1 if updated.left else 0
