@@ -65,7 +65,7 @@ def test_help_imports_none_of_the_commands(tmp_path):
 
 
 def test_check_imports_none_of_the_instructors_tools(tmp_path):
-    notebook = REPO_ROOT / "exercises" / "leaves" / "leaves.ipynb"
+    notebook = REPO_ROOT / "solutions" / "leaves" / "leaves.ipynb"  # answered: its tests run
     loaded = modules_loaded_by(tmp_path, "check", str(notebook))
     assert "autograder.grade.check" in loaded and "jax" in packages(loaded), "check did not run"
     assert packages(loaded) & NEVER_FOR_A_LEARNER == set()
@@ -80,5 +80,5 @@ def test_the_help_names_every_command_in_its_description():
     )  # fmt: skip
     description, listing = done.stdout.split("positional arguments")
     commands = re.findall(r"^    ([a-z-]+)", listing, flags=re.M)
-    assert len(commands) == 11
+    assert {"grade", "check", "status"} <= set(commands), "the listing was not read"
     assert [command for command in commands if command not in description] == []
