@@ -25,12 +25,15 @@ def progress_env(tmp_path):
     return {**os.environ, "PYTREES_PROGRESS": str(tmp_path / "progress.json")}
 
 
-def test_check_on_an_untouched_notebook_exits_1_and_shows_hints(released_course, progress_env):
+def test_check_on_an_untouched_notebook_exits_1_and_says_not_started_without_hints(
+    released_course, progress_env
+):
     notebook = released_course.notebooks[0]
     done = run_cli("check", EXERCISES / notebook.id / notebook.filename, env=progress_env)
     assert done.returncode == 1
-    assert "not written yet" in done.stdout
-    assert "Hint:" in done.stdout
+    for function in notebook.functions:
+        assert f"NOT STARTED {function.name}" in done.stdout
+    assert "Hint:" not in done.stdout and "not written yet" not in done.stdout
 
 
 def test_check_on_a_solved_notebook_exits_0(released_course, progress_env, tmp_path):
@@ -146,7 +149,7 @@ def test_check_takes_a_chapters_name(released_course, progress_env):
     notebook = released_course.notebooks[0]
     done = run_cli("check", notebook.id, env=progress_env)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "not written yet" in done.stdout
+    assert f"NOT STARTED {notebook.functions[0].name}" in done.stdout
 
 
 def test_progress_does_not_go_back_when_another_file_fails(released_course, progress_env, tmp_path):

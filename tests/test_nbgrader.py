@@ -16,7 +16,7 @@ from nbgrader.api import Gradebook
 from traitlets.config import Config
 
 from autograder.author.generate import generate_assignment, generate_exercises
-from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 from autograder.store.folder import cache_environment
 from conftest import grade_with_cli, write_variant
 
@@ -70,9 +70,15 @@ use (the default): equal scores then also show that every function's solution ea
 points, and every case loses them, on other hidden inputs than the default ones."""
 
 
+NOT_STARTED = ("treedef_api", "partial-a")
+"""The chapter and learner whose first function is left as the released stub, not started:
+that stub raises at the top level of its cell, which nbgrader runs."""
+
+
 def _partial(notebook, student: str) -> dict[str, str]:
     """A partial submission made of misconception cases: ``partial-a`` gets the first case
-    of every other function (from the first), ``partial-b`` the last case of the others."""
+    of every other function (from the first), ``partial-b`` the last case of the others;
+    :data:`NOT_STARTED`'s function is the released stub instead."""
     cases = importlib.import_module(f"misconceptions.{notebook.id}").CASES
     first = student == "partial-a"
     replaced = {}
@@ -80,6 +86,9 @@ def _partial(notebook, student: str) -> dict[str, str]:
         if (index % 2 == 0) == first:
             own = [case for case in cases if case["function"] == function.name]
             replaced[function.name] = own[0 if first else -1]["source"]
+    if (notebook.id, student) == NOT_STARTED:
+        stub = notebook.functions[0].name
+        replaced[stub] = load_course(EXERCISES).notebook(notebook.id).functions[0].source
     return replaced
 
 

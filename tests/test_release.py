@@ -291,15 +291,14 @@ def test_reading_requirements_follows_their_includes(tmp_path):
         read_requirements(course)
 
 
-def test_released_check_reports_untouched_exercises_as_not_yet_solved(untouched, released_course):
+def test_released_check_reports_untouched_exercises_as_not_started(untouched, released_course):
     out, done = untouched
     assert done.returncode == 1, done.stdout + done.stderr
     for notebook in released_course.notebooks:
-        assert re.search(rf"{notebook.filename}\s.*not yet solved", done.stdout)
-    count = len(released_course.notebooks)
+        assert re.search(rf"{notebook.filename}\s.*not started", done.stdout)
     first = released_course.notebooks[0].filename
-    assert f"{count} of {count} notebooks are not yet solved: {first}" in done.stdout
-    assert "is not written yet: it still raises NotImplementedError" in done.stdout
+    assert f"Not started: {first}, " in done.stdout
+    assert "not yet solved" not in done.stdout and "not written yet" not in done.stdout
 
 
 def test_released_check_writes_its_table_to_the_job_summary(untouched, released_course):
@@ -308,7 +307,7 @@ def test_released_check_writes_its_table_to_the_job_summary(untouched, released_
     assert f"**0 of {len(released_course.notebooks)}** notebook(s) solved" in summary
     for notebook in released_course.notebooks:
         name = markdown_cell(notebook.filename)
-        assert f"| {name} | 0 / {len(notebook.functions)} | ❌ not yet solved |" in summary
+        assert f"| {name} | 0 / {len(notebook.functions)} | ⏸️ not started |" in summary
 
 
 def test_released_status_lists_the_chapters_in_reading_order(untouched, released_course):
@@ -349,7 +348,7 @@ def test_released_check_ignores_an_edited_test_cell(tmp_path):
     write_variant(notebook, notebook, {"test_count_leaves": "pass"})
     done = _run_released(out, "-m", "autograder", "check", "exercises/leaves/leaves.ipynb")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "count_leaves is not written yet" in done.stdout
+    assert "NOT STARTED count_leaves" in done.stdout
     assert "the locked cell test_count_leaves was changed" in " ".join(done.stdout.split())
 
 

@@ -15,12 +15,23 @@ from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerErr
 from autograder.load.book import REREAD
 from autograder.load.course import TestCell
 
-OUTCOMES = ("passed", "failed", "error", "timeout", "memory", "crashed", "corrupt", "missing")
+OUTCOMES = (
+    "passed",
+    "failed",
+    "error",
+    "timeout",
+    "memory",
+    "crashed",
+    "corrupt",
+    "not-started",
+    "missing",
+)
 """How a test cell can end, from best to worst: ``error``, the learner's code raised;
 ``memory``, it ran out of memory; ``crashed``, its worker process died (a signal or
 an exit code); ``corrupt``, the notebook file is damaged, so nothing in it could run;
-``missing``, the function or the notebook is not there. A function's status is the
-worst outcome of its tests."""
+``not-started``, the function's cell still holds the released stub, so its tests were
+not run; ``missing``, the function or the notebook is not there. A function's status
+is the worst outcome of its tests."""
 
 MARKS = {
     "passed": "✅",
@@ -31,6 +42,7 @@ MARKS = {
     "memory": "💾",
     "crashed": "💥",
     "corrupt": "🩹",
+    "not-started": "⏸️",
 }
 """The mark each outcome is shown with, in every report and in ``check``."""
 
@@ -42,6 +54,7 @@ WORDS = {
     "timeout": "TIMEOUT",
     "memory": "OUT OF MEMORY",
     "crashed": "CRASHED",
+    "not-started": "NOT STARTED",
 }
 """The word each outcome is shown with beside its mark where a learner reads it: a
 browser or terminal without an emoji font shows the marks as empty boxes."""
@@ -98,6 +111,7 @@ KINDS = {
     "missing": "the function or the notebook is not there",
     "corrupt": "the notebook file is damaged",
     "not-graded": "the grader could not run the test (an unreadable notebook, say)",
+    "not-started": "the function's cell still holds the released stub: its tests did not run",
 }
 """The kinds of failure a report records for each test, beside its outcome: stable ids
 that a class's results can be counted by."""
@@ -130,6 +144,12 @@ class Verdict:
     @property
     def passed(self) -> bool:
         return self.outcome == "passed"
+
+    @classmethod
+    def not_started(cls) -> Verdict:
+        """The verdict of every test of a function whose cell still holds the released
+        stub: no message, no section to reread, whatever the stub would do when run."""
+        return cls("not-started", kind="not-started")
 
     @property
     def visible_passed(self) -> bool:

@@ -155,7 +155,9 @@ def _check_run(run: list[Target], course: Course, limits: Limits, out: Console) 
         if path is not None:
             filename = course.notebook(notebook_id).filename
             passed = {
-                e.name: e.status == "passed" for e in result.exercises if e.notebook == filename
+                e.name: e.status == "passed" if e.started else None
+                for e in result.exercises
+                if e.notebook == filename
             }
             progress.record(passed, str(path.resolve()))
     return result

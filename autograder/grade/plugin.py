@@ -38,6 +38,7 @@ from autograder.load.learner_notebook import (
     read_notebook,
     tampered_cells,
 )
+from autograder.load.stubs import not_started
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 
@@ -141,6 +142,8 @@ class NotebookContext:
         self.hints_opened: dict[str, int] = {}
         self.naming_the_grader: list[str] = []
         self.rebinding_given: list[str] = []
+        self.not_started: frozenset[str] = frozenset()
+        self.stub_cells: frozenset[int] = frozenset()
         exercise.check_unchanged()  # raises, out of pytest: the run stops
         if path is None:
             self.problem = Verdict(
@@ -158,13 +161,23 @@ class NotebookContext:
             self.problem = Verdict("error", f"{exc}.", kind="not-graded")
             return
         course = course_copy(exercise)
-        self.run = NotebookRun(cells_to_run(nb, exercise, course), limits, reference)
+        self.not_started = not_started(nb, exercise)
+        self.stub_cells = frozenset(
+            number
+            for number, cell in enumerate(nb.cells, start=1)
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in self.not_started
+        )
+        # a notebook with nothing started has no test to run: no worker is started for it
+        if self.not_started != {function.name for function in exercise.functions}:
+            self.run = NotebookRun(cells_to_run(nb, exercise, course), limits, reference)
         self.tampered = tampered_cells(nb, course)
         self.hints_opened = hints_opened(nb)
         self.naming_the_grader = cells_touching_the_grader(nb, course)
         self.rebinding_given = cells_rebinding_given(nb, course)
 
     def verdict(self, test: TestCell) -> Verdict:
+        if test.function in self.not_started:
+            return Verdict.not_started()  # whatever the stub would do, it is not run
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded", kind="not-graded")
         # whether an earlier test cell had hidden tests, so the worker may hold hidden inputs

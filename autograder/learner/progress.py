@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.load.course import REPO_ROOT
 
-STATES = ("passed", "failing")
+STATES = ("passed", "failing", "not-started")
 
 
 def progress_file() -> Path:
@@ -49,7 +49,8 @@ def _states(data: dict) -> dict[str, str]:
 
 
 def load() -> dict[str, str]:
-    """Each checked function's state, ``passed`` or ``failing``."""
+    """Each checked function's state, ``passed``, ``failing`` or ``not-started`` (its cell
+    was still the exercise's stub)."""
     return _states(_read())
 
 
@@ -58,17 +59,18 @@ def sources() -> dict[str, str]:
     return {str(k): str(v) for k, v in _section(_read(), "sources").items()}
 
 
-def record(results: dict[str, bool], source: str) -> None:
-    """Store ``{function: passed}`` from a check of the notebook file ``source``.
+def record(results: dict[str, bool | None], source: str) -> None:
+    """Store ``{function: passed}`` from a check of the notebook file ``source``; None
+    for passed says the function was not started.
 
-    A failure does not replace a pass that another file earned.
+    A failure does not replace a pass that another file earned, nor does not started.
     """
     data = _read()
     state, origin = _states(data), _section(data, "sources")
     for name, ok in results.items():
         kept = state.get(name) == "passed" and origin.get(name) != source
         if ok or not kept:
-            state[name] = "passed" if ok else "failing"
+            state[name] = "passed" if ok else "failing" if ok is False else "not-started"
             origin[name] = source
     _write(
         {**data, "functions": dict(sorted(state.items())), "sources": dict(sorted(origin.items()))}

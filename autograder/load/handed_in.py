@@ -19,13 +19,12 @@ are listed as not graded, with the step of the rule that set them aside.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from autograder.load.course import Course, CourseError, ExerciseNotebook
+from autograder.load.course import Course, ExerciseNotebook
 from autograder.load.learner_notebook import (
     NotebookDamaged,
     NotebookUnreadable,
@@ -33,6 +32,7 @@ from autograder.load.learner_notebook import (
     chapter_of,
     read_notebook,
 )
+from autograder.load.stubs import cell_source, released_stubs
 
 NOT_AN_EXERCISE = "not one of the course's exercises"
 
@@ -108,27 +108,10 @@ def choose(copies: list[Copy]) -> tuple[Copy, list[tuple[Copy, str]]]:
 
 def answered_cells(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> int:
     """How many of ``exercise``'s solution cells ``nb`` holds changed from the stub."""
-    stubs = _stubs(exercise)
+    stubs = released_stubs(exercise)
     answered = set()
     for cell in nb.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        source = cell.get("source", "")
-        source = source if isinstance(source, str) else "".join(map(str, source))
-        if grade_id in stubs and source.strip() != stubs[grade_id]:
+        if grade_id in stubs and cell_source(cell).strip() != stubs[grade_id]:
             answered.add(grade_id)
     return len(answered)
-
-
-@functools.cache
-def _stubs(exercise: ExerciseNotebook) -> dict[str, str]:
-    """Each solution cell's source as the learner is given it, by grade_id (stripped)."""
-    data = exercise.released_bytes()
-    if data is None:
-        raise CourseError(f"{exercise.released_path} is missing: the course has no released copy")
-    released = nbformat.reads(data.decode("utf-8"), as_version=4)
-    names = {function.name for function in exercise.functions}
-    return {
-        grade_id: cell.source.strip()
-        for cell in released.cells
-        if (grade_id := cell.metadata.get("nbgrader", {}).get("grade_id")) in names
-    }

@@ -123,7 +123,7 @@ def _single_notebook(path: Path, course: Course, chapters: list[str]) -> Submiss
             f"{name} is the {copy.chapter} exercise, which is not among the chapters "
             f"graded here ({', '.join(chapters)})"
         )
-    found = NotebookFile(name, copy.chapter, graded=True)
+    found = _chosen_file(copy, copy.chapter)
     return Submission(student=shown_name(path.stem), notebooks={copy.chapter: path}, files=[found])
 
 
@@ -164,13 +164,20 @@ def _collect(student: str, folder: Path, course: Course, chapters: list[str]) ->
             continue
         chosen, others = choose(copies[chapter])
         submission.notebooks[chapter] = chosen.path
-        files.append(NotebookFile(chosen.shown, chapter, graded=True))
+        files.append(_chosen_file(chosen, chapter))
         files += [NotebookFile(c.shown, chapter, graded=False, why=why) for c, why in others]
     for copy in sorted(copies.get(None, []), key=lambda c: c.shown):
         why = copy.problem or NOT_AN_EXERCISE
         files.append(NotebookFile(copy.shown, "", graded=False, why=why))
     submission.files = files
     return submission
+
+
+def _chosen_file(copy: Copy, chapter: str) -> NotebookFile:
+    """The file chosen for ``chapter``, as the learner's row lists it. A damaged or
+    unreadable one is still handed to grading (its functions are reported ``corrupt``
+    or not graded), but it is listed as not graded, with why: none of it could run."""
+    return NotebookFile(copy.shown, chapter, graded=not copy.problem, why=copy.problem)
 
 
 def _notebook_files(folder: Path) -> Iterator[Path]:

@@ -17,23 +17,33 @@ from autograder.report.text import markdown_cell
 
 SOLVED = "solved"
 NOT_YET_SOLVED = "not yet solved"
+NOT_STARTED = "not started"
 
 
 @dataclass(frozen=True)
 class NotebookState:
-    """One checked notebook: how many of its functions pass their visible tests."""
+    """One checked notebook: how many of its functions pass their visible tests, and how
+    many are started (their cell no longer the exercise's stub)."""
 
     notebook: str
     passing: int
     functions: int
+    started: int | None = None
+    """None: counted as all started."""
 
     @property
     def solved(self) -> bool:
         return self.passing == self.functions
 
     @property
+    def begun(self) -> bool:
+        return self.started != 0
+
+    @property
     def state(self) -> str:
-        return SOLVED if self.solved else NOT_YET_SOLVED
+        if self.solved:
+            return SOLVED
+        return NOT_YET_SOLVED if self.begun else NOT_STARTED
 
 
 def notebook_states(
@@ -45,19 +55,28 @@ def notebook_states(
     names = names or {}
     functions: dict[str, int] = {}
     passing: dict[str, int] = {}
+    started: dict[str, int] = {}
     for exercise in result.exercises:
         name = exercise.notebook
         functions[name] = functions.get(name, 0) + 1
         passing[name] = passing.get(name, 0) + (exercise.status == "passed")
+        started[name] = started.get(name, 0) + exercise.started
     return [
-        NotebookState(names.get(name, name), passing[name], total)
+        NotebookState(names.get(name, name), passing[name], total, started[name])
         for name, total in functions.items()
     ]
 
 
 def conclusion(states: list[NotebookState]) -> str:
     """The last line ``check`` prints: whether everything passes, and what to do next."""
-    waiting = [state.notebook for state in states if not state.solved]
+    waiting = [state.notebook for state in states if not state.solved and state.begun]
+    idle = [state.notebook for state in states if not state.begun]
+    if idle and not waiting:
+        return (
+            f"{NOT_STARTED.capitalize()}: {', '.join(idle)}. Write a function of "
+            f"{idle[0]}, then check it again."
+        )
+    later = f" {NOT_STARTED.capitalize()}: {', '.join(idle)}." if idle else ""
     if not waiting:
         where = f" in {states[0].notebook}" if len(states) == 1 else ""
         where = f", in all {len(states)} notebooks" if len(states) > 1 else where
@@ -65,12 +84,12 @@ def conclusion(states: list[NotebookState]) -> str:
     if len(states) == 1:
         return (
             f"{waiting[0]} is {NOT_YET_SOLVED}: read the feedback and hints above, then "
-            "check again; python -m autograder hint FUNCTION shows one more hint."
+            f"check again; python -m autograder hint FUNCTION shows one more hint.{later}"
         )
     return (
         f"{len(waiting)} of {len(states)} notebooks are {NOT_YET_SOLVED}: "
         f"{', '.join(waiting)}. Read the feedback and hints above, then check again; "
-        "python -m autograder hint FUNCTION shows one more hint."
+        f"python -m autograder hint FUNCTION shows one more hint.{later}"
     )
 
 
@@ -93,12 +112,12 @@ def to_markdown(
         "| --- | ---: | --- |",
     ]
     for state in states:
-        mark = MARKS["passed"] if state.solved else MARKS["failed"]
+        mark = MARKS["passed" if state.solved else "failed" if state.begun else "not-started"]
         lines.append(
             f"| {markdown_cell(state.notebook)} | {state.passing} / {state.functions} "
             f"| {mark} {state.state} |"
         )
-    waiting = [e for e in result.exercises if e.status != "passed"]
+    waiting = [e for e in result.exercises if e.status != "passed" and e.started]
     if waiting:
         lines += ["", "| Notebook | Function | Status | Feedback |", "| --- | --- | --- | --- |"]
         lines += [_function_row(exercise, names or {}, links) for exercise in waiting]

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from autograder.compare.verdicts import mark
 from autograder.report.checking import NotebookState
-from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult
+from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult, not_passed_cell
 from autograder.report.text import clean, points
 
 _STYLE = {
@@ -32,6 +32,7 @@ _STYLE = {
     "memory": "yellow",
     "crashed": "red",
     "corrupt": "red",
+    "not-started": "dim",
 }
 
 
@@ -50,7 +51,7 @@ def print_report(out: Console, report: Report) -> None:
             justify = "right" if column in ("Score", "Passed") else "left"
             table.add_column(column, justify=justify, overflow="fold")
         for student in report.students:
-            others = ", ".join(f"{e.name} ({e.status})" for e in student.not_passed)
+            others = not_passed_cell(student, lambda e: f"{e.name} ({e.status})")
             table.add_row(
                 escape(student.student),
                 f"{points(student.score)} / {points(student.max_score)}",
@@ -66,14 +67,18 @@ def print_report(out: Console, report: Report) -> None:
 
 
 def print_student(out: Console, student: StudentResult) -> None:
+    """A table of the learner's functions; the chapters not started only named, in one line."""
     score = f"{points(student.score)} / {points(student.max_score)}"
-    files = student.files_summary()
-    if files:
-        out.print(f"[bold]{escape(student.student)}[/bold]: {escape(clean(files, limit=None))}")
+    for said in (student.files_summary(), student.not_started_line()):
+        if said:
+            out.print(f"[bold]{escape(student.student)}[/bold]: {escape(clean(said, limit=None))}")
     table = Table(title=f"{escape(student.student)}: {score}")
     for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
         table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
+    not_started = student.chapters_not_started()
     for exercise in student.exercises:
+        if exercise.notebook.removesuffix(".ipynb") in not_started:
+            continue
         message = exercise.first_message
         style = _STYLE.get(exercise.status, "")
         table.add_row(
@@ -83,7 +88,8 @@ def print_student(out: Console, student: StudentResult) -> None:
             f"[{style}]{exercise.status}[/{style}]",
             escape(message),
         )
-    out.print(table)
+    if table.row_count:
+        out.print(table)
     for note in student.notes:
         # notes are cleaned where they are made; a report read back from a cache or a
         # JSON file may come from elsewhere
@@ -100,8 +106,14 @@ def print_feedback(
     """
     names = names or {}
     several = len({exercise.notebook for exercise in student.exercises}) > 1
+    not_started = student.chapters_not_started() if several else []
+    if not_started:
+        named = [names.get(f"{chapter}.ipynb", f"{chapter}.ipynb") for chapter in not_started]
+        out.print(f"{mark('not-started')} {', '.join(named)}", markup=False)
     notebook = None
     for exercise in student.exercises:
+        if exercise.notebook.removesuffix(".ipynb") in not_started:
+            continue
         if several and exercise.notebook != notebook:
             notebook = exercise.notebook
             out.print(f"[bold]{escape(names.get(notebook, notebook))}[/bold]")
@@ -122,7 +134,7 @@ def print_check_summary(out: Console, states: list[NotebookState]) -> None:
     for column in ("Notebook", "Functions passing", "State"):
         table.add_column(column, justify="right" if column == "Functions passing" else "left")
     for state in states:
-        style = "green" if state.solved else "red"
+        style = "green" if state.solved else "red" if state.begun else "dim"
         table.add_row(
             state.notebook,
             f"{state.passing} / {state.functions}",

@@ -1,9 +1,11 @@
 """One learner's feedback file: what an instructor hands back, as nbgrader's feedback does.
 
-Markdown, one file per learner: the score, then per notebook each function's
-result with every message its tests gave, the first hint where it did not pass,
-and how many hints the notebook records as opened; then the notes on the
-submission. Names and messages are escaped as in every Markdown the grader writes.
+Markdown, one file per learner: the score and what to do next, the chapters not
+started in one line and the files not graded; then, per notebook started, each
+function's result with every message its tests gave, the first hint where it did
+not pass, and how many hints the notebook records as opened (that notebook's
+functions not started in one line); then the notes on the submission. Names and
+messages are escaped as in every Markdown the grader writes.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 
 from autograder.compare.verdicts import MARKS
 from autograder.load.book import BookLinks
-from autograder.report.model import StudentResult
+from autograder.report.model import ExerciseResult, StudentResult
 from autograder.report.text import markdown_cell, points
 
 _UNSAFE_IN_FILENAMES = re.compile(r"[^\w.-]")
@@ -43,28 +45,69 @@ def to_feedback(student: StudentResult, links: BookLinks | None = None) -> str:
         f"**{points(student.score)} / {points(student.max_score)}** points, "
         f"{student.passed} of {len(student.exercises)} functions passed every test.",
     ]
+    lines += ["", f"**Next:** {markdown_cell(next_step(student))}"]
+    if not_started := student.not_started_line():
+        lines += ["", f"{MARKS['not-started']} {markdown_cell(not_started)}"]
     if files := student.files_summary():
         lines += ["", f"Files: {markdown_cell(files)}"]
-    notebook = None
+    if damaged := markdown_cell(", ".join(student.damaged_notebooks())):
+        lines += ["", f"{MARKS['corrupt']} Damaged, nothing in it ran (corrupt): {damaged}"]
+    notebooks: dict[str, list[ExerciseResult]] = {}
     for exercise in student.exercises:
-        if exercise.notebook != notebook:
-            notebook = exercise.notebook
-            lines += ["", f"## {markdown_cell(notebook)}"]
-        mark = MARKS.get(exercise.status, "")
-        score = f"{points(exercise.score)} / {points(exercise.max_score)}"
-        lines += ["", f"### {mark} `{exercise.name}`: {score} ({exercise.status})", ""]
-        for test in exercise.tests:
-            if test.message:
-                lines += _message(test.message, links)
-        if exercise.hint:
-            lines.append(f"- Hint: {markdown_cell(exercise.hint)}")
-        if exercise.hints_opened:
-            lines.append(f"- Hints opened, as the notebook records: {exercise.hints_opened}")
+        notebooks.setdefault(exercise.notebook, []).append(exercise)
+    for notebook, exercises in notebooks.items():
+        shown = [e for e in exercises if e.started and e.status != "corrupt"]
+        if not shown:
+            continue  # said once above: the chapter not started, or its file not graded
+        lines += ["", f"## {markdown_cell(notebook)}"]
+        if waiting := ", ".join(f"`{e.name}`" for e in exercises if not e.started):
+            lines += ["", f"{MARKS['not-started']} Not started: {markdown_cell(waiting)}"]
+        for exercise in shown:
+            lines += _exercise(exercise, links)
     if student.notes:
         lines += ["", "## Notes", ""]
         for note in student.notes:
             lines.append(f"- {markdown_cell(note.text)}")
     return "\n".join(lines) + "\n"
+
+
+def _exercise(exercise: ExerciseResult, links: BookLinks | None) -> list[str]:
+    """One function's part: its result, every message its tests gave, its hint."""
+    mark = MARKS.get(exercise.status, "")
+    score = f"{points(exercise.score)} / {points(exercise.max_score)}"
+    body = []
+    for test in exercise.tests:
+        if test.message:
+            body += _message(test.message, links)
+    if exercise.hint:
+        body.append(f"- Hint: {markdown_cell(exercise.hint)}")
+    if exercise.hints_opened:
+        body.append(f"- Hints opened, as the notebook records: {exercise.hints_opened}")
+    return [
+        "",
+        f"### {mark} `{exercise.name}`: {score} ({exercise.status})",
+        *([""] if body else []),
+        *body,
+    ]
+
+
+def next_step(student: StudentResult) -> str:
+    """What the learner should do next, in a sentence: hand in again a file that could not
+    be graded, else work on the first function started that does not pass, else start the
+    first chapter not started."""
+    unread = student.damaged_notebooks()
+    if unread:
+        return f"re-save or re-download {', '.join(unread)}, then hand it in again."
+    failing = student.started_not_passed
+    if failing:
+        first = failing[0]
+        return f"{first.name} in {first.notebook}: read its feedback below, then check it again."
+    not_started = student.chapters_not_started()
+    if not_started and student.passed:
+        return f"start {not_started[0]}; everything started passes."
+    if not_started:
+        return f"start {not_started[0]}."
+    return "nothing: every function passed every test."
 
 
 def _message(message: str, links: BookLinks | None) -> list[str]:

@@ -17,12 +17,17 @@ from autograder.report.model import (
     Report,
     StudentResult,
     TestResult,
+    not_passed_cell,
 )
 from autograder.report.text import markdown_cell, points, spreadsheet_text
 
+NOT_STARTED_WORDS = "not started: the function's cell still holds the exercise's stub"
+"""What a format that must say something of a test not run (JUnit, Gradescope) says."""
+
 
 def to_junit(report: Report) -> str:
-    """One ``testsuite`` per student, one ``testcase`` per test cell."""
+    """One ``testsuite`` per student, one ``testcase`` per test cell; a test of a function
+    not started is skipped, not failed."""
     suites = ET.Element("testsuites", name="pytrees-hands-on")
     for student in report.students:
         tests = [(exercise, test) for exercise in student.exercises for test in exercise.tests]
@@ -31,8 +36,11 @@ def to_junit(report: Report) -> str:
             "testsuite",
             name=student.student,
             tests=str(len(tests)),
-            failures=str(sum(t.outcome not in ("passed", "error") for _, t in tests)),
+            failures=str(
+                sum(t.outcome not in ("passed", "error", "not-started") for _, t in tests)
+            ),
             errors=str(sum(t.outcome == "error" for _, t in tests)),
+            skipped=str(sum(t.outcome == "not-started" for _, t in tests)),
         )
         if files := student.files_summary():
             properties = ET.SubElement(suite, "properties")
@@ -50,7 +58,9 @@ def to_junit(report: Report) -> str:
                     ET.Element("property", name="max_points", value=points(test.max_points)),
                 ]
             )
-            if test.outcome == "error":
+            if test.outcome == "not-started":
+                ET.SubElement(case, "skipped", message=NOT_STARTED_WORDS)
+            elif test.outcome == "error":
                 ET.SubElement(
                     case, "error", message=test.message, type=test.outcome
                 ).text = test.message
@@ -80,7 +90,7 @@ def to_markdown(report: Report, class_part: str = "") -> str:
     ]
     for student in report.students:
         others = markdown_cell(
-            ", ".join(f"{MARKS[e.status]} `{e.name}` ({e.status})" for e in student.not_passed)
+            not_passed_cell(student, lambda e: f"{MARKS[e.status]} `{e.name}` ({e.status})")
         )
         lines.append(
             f"| {markdown_cell(student.student)} "
@@ -91,10 +101,15 @@ def to_markdown(report: Report, class_part: str = "") -> str:
     if class_part:
         lines += ["", class_part.rstrip("\n")]
     for student in report.students:
-        details = student.not_passed
-        if not details and not student.notes:
+        details = student.started_not_passed
+        not_started = student.not_started_line()
+        if not details and not student.notes and not not_started:  # a damaged file has a note
             continue
         lines += ["", f"### {markdown_cell(student.student)}", ""]
+        if not_started:
+            lines.append(f"- {MARKS['not-started']} {markdown_cell(not_started)}")
+        for notebook in student.damaged_notebooks():
+            lines.append(f"- {MARKS['corrupt']} **{markdown_cell(notebook)}** (corrupt)")
         for exercise in details:
             message = exercise.first_message
             mark = MARKS[exercise.status]
@@ -141,6 +156,8 @@ HINTS_COLUMN = "hints_opened (as the notebook records them; learner-editable)"
 # And which of the learner's files was graded for the assignment, where that needs saying:
 # one under another name, or one of several copies (see StudentResult.files_summary).
 FILES_COLUMN = "files (graded, and not graded)"
+# And the functions whose cell still holds the stub: "all" for a chapter not started.
+NOT_STARTED_COLUMN = "not started"
 
 
 def to_csv(report: Report) -> str:
@@ -148,13 +165,13 @@ def to_csv(report: Report) -> str:
     rows = []
     for student in report.students:
         notebooks: dict[str, list[float]] = {}
-        hints: dict[str, list[ExerciseResult]] = {}
+        functions: dict[str, list[ExerciseResult]] = {}
         for exercise in student.exercises:
             assignment = exercise.notebook.removesuffix(".ipynb")
             totals = notebooks.setdefault(assignment, [0.0, 0.0])
             totals[0] += exercise.score
             totals[1] += exercise.max_score
-            hints.setdefault(assignment, []).append(exercise)
+            functions.setdefault(assignment, []).append(exercise)
         for assignment, (score, max_score) in notebooks.items():
             rows.append(
                 {
@@ -165,18 +182,27 @@ def to_csv(report: Report) -> str:
                     "score": points(score),
                     "max_score": points(max_score),
                     HINTS_COLUMN: " ".join(
-                        f"{e.name}={e.hints_opened}" for e in hints[assignment] if e.hints_opened
+                        f"{e.name}={e.hints_opened}"
+                        for e in functions[assignment]
+                        if e.hints_opened
                     ),
                     FILES_COLUMN: spreadsheet_text(student.files_summary(assignment)),
+                    NOT_STARTED_COLUMN: _not_started_cell(functions[assignment]),
                 }
             )
     rows.sort(key=lambda row: (row["assignment"], row["student_id"]))
     out = io.StringIO()
-    columns = (*CSV_COLUMNS, HINTS_COLUMN, FILES_COLUMN)
+    columns = (*CSV_COLUMNS, HINTS_COLUMN, FILES_COLUMN, NOT_STARTED_COLUMN)
     writer = csv.DictWriter(out, columns, restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
+
+
+def _not_started_cell(exercises: list[ExerciseResult]) -> str:
+    """The functions of one notebook not started, by name; ``all`` when none is started."""
+    names = [exercise.name for exercise in exercises if not exercise.started]
+    return "all" if names and len(names) == len(exercises) else " ".join(names)
 
 
 # Gradescope's visibilities: shown at once, or once the instructor publishes the grades.
@@ -214,7 +240,7 @@ def _gradescope_test(exercise: ExerciseResult, test: TestResult) -> dict[str, ob
         "score": test.points,
         "max_score": test.max_points,
         "status": "passed" if test.outcome == "passed" else "failed",
-        "output": test.message,
+        "output": test.message or (NOT_STARTED_WORDS if test.outcome == "not-started" else ""),
         "visibility": SHOWN_WHEN_PUBLISHED if test.hidden else SHOWN_AT_ONCE,
     }
 
@@ -229,6 +255,8 @@ def _gradescope_output(student: StudentResult, tests: list[dict[str, object]]) -
         )
     if files := student.files_summary():
         lines.append(f"Files: {files}")
+    if not_started := student.not_started_line():
+        lines.append(not_started)
     lines += [note.text for note in student.notes]
     return "\n".join(lines)
 

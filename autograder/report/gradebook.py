@@ -22,8 +22,9 @@ def write_gradebook(report: Report, course: Course, url: str) -> None:
     """Record every score of ``report`` in the gradebook at ``url`` (e.g. ``sqlite:///gradebook.db``).
 
     Running it again with a new report updates the same rows. Which of a learner's files
-    was graded, where that needs saying (see ``StudentResult.files_summary``), is the
-    automatic comment of the notebook's first function.
+    was graded, where that needs saying (see ``StudentResult.files_summary``), and
+    "Not started" for a chapter not started, are the automatic comment of the notebook's
+    first function.
     """
     from nbgrader.api import Gradebook  # imported here: it loads SQLAlchemy
     from sqlalchemy.exc import SAWarning
@@ -61,12 +62,15 @@ def write_gradebook(report: Report, course: Course, url: str) -> None:
                         test.name, notebook.id, notebook.id, student.student
                     )
                     grade.auto_score = test.points
-                # the files graded and not graded, where that needs saying, on the first function
+                # the files graded and not graded, where that needs saying, and whether the
+                # chapter was started, on the first function
                 files = student.files_summary(notebook.id)
+                said = [f"Files: {files}" if files else ""]
+                said.append("Not started" if notebook.id in student.chapters_not_started() else "")
                 comment = gradebook.find_comment(
                     notebook.functions[0].name, notebook.id, notebook.id, student.student
                 )
-                comment.auto_comment = f"Files: {files}" if files else None
+                comment.auto_comment = "; ".join(filter(None, said)) or None
                 gradebook.db.commit()
 
 

@@ -10,6 +10,7 @@ result cache or from a report read back: every format can write it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,12 @@ class ExerciseResult:
             return "missing"
         return max((test.outcome for test in self.tests), key=OUTCOMES.index)
 
+    @property
+    def started(self) -> bool:
+        """Whether the learner started the function: false when its cell still holds the
+        released stub (every test ``not-started``), true otherwise, missing included."""
+        return self.status != "not-started"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "notebook": self.notebook,
@@ -211,6 +218,32 @@ class StudentResult:
         """The exercises that did not, in order."""
         return [exercise for exercise in self.exercises if exercise.status != "passed"]
 
+    @property
+    def started_not_passed(self) -> list[ExerciseResult]:
+        """The exercises started that did not pass, in order: what a learner's row lists
+        beside :meth:`chapters_not_started`. Those of a damaged notebook are left out:
+        nothing in it ran, and :meth:`files_summary` names the file and why."""
+        return [e for e in self.not_passed if e.started and e.status != "corrupt"]
+
+    def chapters_not_started(self) -> list[str]:
+        """The notebook ids (in course order) of the chapters graded whose every function
+        is not started: the learner has not begun them."""
+        started: dict[str, bool] = {}
+        for exercise in self.exercises:
+            chapter = exercise.notebook.removesuffix(".ipynb")
+            started[chapter] = started.get(chapter, False) or exercise.started
+        return [chapter for chapter, begun in started.items() if not begun]
+
+    def damaged_notebooks(self) -> list[str]:
+        """The notebooks graded whose file is damaged (their functions ``corrupt``), in order."""
+        return list(dict.fromkeys(e.notebook for e in self.exercises if e.status == "corrupt"))
+
+    def not_started_line(self) -> str:
+        """The chapters not started, in one line for the learner's row, feedback and
+        summary (``Not started: structure, mapping``); empty when there are none."""
+        chapters = self.chapters_not_started()
+        return f"Not started: {', '.join(chapters)}" if chapters else ""
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "student": self.student,
@@ -230,6 +263,15 @@ class StudentResult:
             notes=[NotebookNote(**note) for note in data.get("notes", [])],
             files=None if "files" not in data else [NotebookFile(**f) for f in data["files"]],
         )
+
+
+def not_passed_cell(student: StudentResult, shown: Callable[[ExerciseResult], str]) -> str:
+    """The "Not passed" cell of a learner's row: each function started that did not pass,
+    as ``shown`` writes it, and each damaged notebook, then the chapters not started in
+    one line."""
+    started = [shown(exercise) for exercise in student.started_not_passed]
+    damaged = [f"{notebook} (corrupt)" for notebook in student.damaged_notebooks()]
+    return "; ".join(filter(None, [", ".join(started + damaged), student.not_started_line()]))
 
 
 @dataclass

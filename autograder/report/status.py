@@ -16,7 +16,11 @@ from autograder.compare.verdicts import mark
 from autograder.load.course import Course, ExerciseNotebook
 from autograder.report.text import clean, points
 
-_SHOWN = {"passed": mark("passed"), "failing": mark("failed")}
+_SHOWN = {
+    "passed": mark("passed"),
+    "failing": mark("failed"),
+    "not-started": mark("not-started"),
+}
 _GAP = "  "
 
 
@@ -30,10 +34,11 @@ def print_progress(
         files[notebook.id] = _files(notebook, sources)
         passing = [f for f in notebook.functions if states.get(f.name) == "passed"]
         earned = sum(function.points for function in passing)
+        idle = all(states.get(f.name) == "not-started" for f in notebook.functions)
         rows.append(
             (
                 notebook.id,
-                f"{len(passing)} of {len(notebook.functions)}",
+                "not started" if idle else f"{len(passing)} of {len(notebook.functions)}",
                 f"{points(earned)} / {points(notebook.points)}",
                 ", ".join(files[notebook.id]) or "-",
             )
