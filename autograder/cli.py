@@ -165,7 +165,13 @@ def _add_instructor_commands(commands: argparse._SubParsersAction) -> None:
     generate = commands.add_parser(
         "generate",
         help="make exercises/ from solutions/ with nbgrader generate_assignment, sealing "
-        "each reference solution for solution() to reveal",
+        "each reference solution for solution() to reveal; a notebook with answers in it "
+        "is left as it is",
+    )
+    generate.add_argument(
+        "--force",
+        action="store_true",
+        help="write every notebook, discarding the answers in any (left alone without it)",
     )
     generate.set_defaults(run=_generate)
 
@@ -648,7 +654,7 @@ def _chapter(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    written = write_release(args.out, args.book_url, solutions=args.solutions)
+    written = write_release(args.out, args.book_url, args.solutions, _say)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "
@@ -679,10 +685,16 @@ def _gradescope_bundle(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     try:
-        written = update_exercises()
+        updated = update_exercises(force=args.force)
     except TooFewProbes as refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1
-    for path in written:
+    for path in updated.written:
         print(f"wrote {path.relative_to(REPO_ROOT)}")
-    return 0
+    for path, answered in updated.left.items():
+        print(
+            f"left {path.relative_to(REPO_ROOT)} as it is: it has answers in it "
+            f"({', '.join(answered)}); python -m autograder generate --force discards them",
+            file=sys.stderr,
+        )
+    return 1 if updated.left else 0

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from autograder.load.course import REPO_ROOT
+from conftest import write_variant
 
 GUIDE = (REPO_ROOT / "AUTHORING.md").read_text(encoding="utf-8")
 CHAPTER = "tiny"
@@ -108,7 +109,11 @@ def solution_notebook() -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the course's tracked files."""
-    root = tmp_path_factory.mktemp("course")
+    return copy_course(tmp_path_factory.mktemp("course"))
+
+
+def copy_course(root: Path) -> Path:
+    """Copy the course's tracked files into ``root``; return it."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout.split("\0")
@@ -203,3 +208,35 @@ def test_a_chapter_goes_into_the_toc_right_after_the_one_named(
     chapter.TOC.write_text(toc, encoding="utf-8")
     chapter._add_to_toc("new", "a")
     assert toc_files(yaml.safe_load(chapter.TOC.read_text())) == expected
+
+
+ANSWER = "def count_leaves(tree, *, none_is_leaf=False):\n    return 0\n"
+
+
+def answered_leaves(root: Path) -> Path:
+    """A copy of the course whose Leaves exercise has an answer in it, as a learner's does."""
+    notebook = copy_course(root) / "exercises" / "leaves" / "leaves.ipynb"
+    return write_variant(notebook, notebook, {"count_leaves": ANSWER})
+
+
+@pytest.mark.slow
+def test_generate_leaves_a_notebook_with_answers_as_it_is_and_says_how_to_discard_them(tmp_path):
+    notebook = answered_leaves(tmp_path)
+    answered = notebook.read_bytes()
+    done = run(tmp_path, "python -m autograder generate")
+    assert done.returncode == 1, done.stderr
+    assert notebook.read_bytes() == answered
+    assert done.stderr.splitlines() == [
+        "left exercises/leaves/leaves.ipynb as it is: it has answers in it (count_leaves); "
+        "python -m autograder generate --force discards them"
+    ]
+    assert "wrote exercises/mapping/mapping.ipynb" in done.stdout.splitlines()
+
+
+@pytest.mark.slow
+def test_generate_force_writes_the_stubs_over_the_answers(tmp_path):
+    notebook = answered_leaves(tmp_path)
+    done = run(tmp_path, "python -m autograder generate --force")
+    assert done.returncode == 0, done.stderr
+    assert "wrote exercises/leaves/leaves.ipynb" in done.stdout.splitlines()
+    assert notebook.read_bytes() == (REPO_ROOT / notebook.relative_to(tmp_path)).read_bytes()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -13,8 +14,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from packaging.utils import canonicalize_name
+from test_requirements import imported_modules
 
+from autograder.author import checks
 from autograder.author.release import (
+    REQUIREMENTS,
     ReleaseError,
     learner_requirements,
     read_requirements,
@@ -23,7 +28,15 @@ from autograder.author.release import (
     require_no_markers,
     write_release,
 )
-from autograder.load.course import REPO_ROOT, SOLUTIONS, Course, load_notebook
+from autograder.execute.worker import to_python
+from autograder.load.course import (
+    EXERCISES,
+    REPO_ROOT,
+    SOLUTIONS,
+    Course,
+    load_course,
+    load_notebook,
+)
 from autograder.load.submissions import find_submissions
 from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant
@@ -250,33 +263,118 @@ def test_release_refuses_a_notebook_that_still_holds_a_solution_region():
         require_no_markers(path, path.read_text(encoding="utf-8"))
 
 
-def test_release_refuses_exercises_out_of_date_with_solutions(course, released_course, tmp_path):
-    require_current(released_course, course)
-    first = released_course.notebooks[0]
-    nb = nbformat.read(first.path, as_version=4)
+def _older_hint(nb: nbformat.NotebookNode) -> None:
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
     cell.metadata["course"]["hints"] = ["an older hint"]
+
+
+def test_release_refuses_exercises_out_of_date_with_solutions(course, released_course, tmp_path):
+    require_current(released_course, course)
+    stale = _with_first_notebook(released_course, tmp_path, _older_hint)
+    with pytest.raises(ReleaseError, match=f"exercises/{stale.notebooks[0].id} is out of date"):
+        require_current(stale, course)
+
+
+def _with_first_notebook(released: Course, tmp_path: Path, edit) -> Course:
+    """``released`` with its first notebook replaced by a copy that ``edit`` changed."""
+    first = released.notebooks[0]
+    nb = nbformat.read(first.path, as_version=4)
+    edit(nb)
     path = tmp_path / first.id / first.filename
     path.parent.mkdir()
     nbformat.write(nb, path)
-    stale = load_notebook(path)
-    with pytest.raises(ReleaseError, match=f"exercises/{first.id} is out of date"):
-        require_current(Course((stale, *released_course.notebooks[1:])), course)
+    return Course((load_notebook(path), *released.notebooks[1:]))
+
+
+def _answer(nb: nbformat.NotebookNode) -> None:
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    cell.source = cell.source.replace("raise NotImplementedError()", "return 0")
+
+
+def test_release_tells_a_notebook_with_answers_what_to_do_about_them(
+    course, released_course, tmp_path
+):
+    answered = _with_first_notebook(released_course, tmp_path, _answer)
+    first = answered.notebooks[0]
+    with pytest.raises(ReleaseError) as refused:
+        require_current(answered, course)
+    assert (
+        f"exercises/{first.id}/{first.filename} has answers in it ({first.functions[0].name}): "
+        "release from a clean clone, or run python -m autograder generate --force to discard them"
+    ) in str(refused.value).splitlines()[1]
+    assert "out of date" not in str(refused.value)
+
+
+def test_release_names_a_stale_notebook_without_running_any_reference_solution(
+    course, released_course, tmp_path, monkeypatch
+):
+    def refused(*_):
+        raise AssertionError("ran the reference solutions")
+
+    monkeypatch.setattr(checks, "stale_seals", refused)
+    stale = _with_first_notebook(released_course, tmp_path, _older_hint)
+    with pytest.raises(ReleaseError, match=f"exercises/{stale.notebooks[0].id} is out of date"):
+        require_current(stale, course)
+
+
+def test_release_says_each_chapter_whose_seals_it_checks_by_running_its_solutions(
+    course, released_course, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    leaves = Course((released_course.notebook("leaves"),))
+    said = []
+    require_current(leaves, Course((course.notebook("leaves"),)), said.append)
+    assert said == ["checking the seals of exercises/leaves: running its reference solutions"]
+    said.clear()
+    require_current(leaves, Course((course.notebook("leaves"),)), said.append)
+    assert said == []
+
+
+def _released_notebooks() -> dict[Path, str]:
+    """The exercise notebooks a release ships, by their path in it."""
+    return {
+        n.path.relative_to(REPO_ROOT): n.path.read_text(encoding="utf-8")
+        for n in load_course(EXERCISES).notebooks
+    }
+
+
+def _requirement_names(requirements: str) -> set[str]:
+    return {line.split("==")[0] for line in requirements.splitlines() if "==" in line}
 
 
 def test_release_pins_the_learners_requirements_as_the_course_does():
-    course_lines = set(read_requirements(REPO_ROOT / "requirements.txt").splitlines())
-    pinned = learner_requirements("\n".join(course_lines)).splitlines()[1:]
-    assert set(pinned) <= course_lines
-    assert {line.split("==")[0] for line in pinned} >= {"jax", "jaxlib", "nbformat", "jupyterlab"}
-    with pytest.raises(ReleaseError, match="does not pin jax"):
-        learner_requirements("numpy==2.4.6\n")
+    course_lines = set(read_requirements(REQUIREMENTS).splitlines())
+    pinned = learner_requirements("\n".join(course_lines), _released_notebooks()).splitlines()
+    assert set(pinned[1:]) <= course_lines
+    assert _requirement_names("\n".join(pinned)) >= {"jax", "jaxlib", "nbformat", "jupyterlab"}
+    with pytest.raises(ReleaseError, match="depends on jax, which requirements.txt does not pin"):
+        learner_requirements("numpy==2.4.6\n", {})
+
+
+def test_the_learners_requirements_provide_every_module_a_released_notebook_imports():
+    notebooks = _released_notebooks()
+    requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
+    names = _requirement_names(requirements)
+    providers = importlib.metadata.packages_distributions()
+    for path, text in notebooks.items():
+        for cell in nbformat.reads(text, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            for module in imported_modules(to_python(cell.source)) - {"autograder"}:
+                provided = {canonicalize_name(d) for d in providers.get(module, ())}
+                assert provided & names, f"{path} imports {module}, which {names} lacks"
+
+
+def test_a_notebook_importing_a_module_the_course_does_not_pin_is_refused_naming_both():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import scipy.linalg")])
+    path = Path("exercises", "extra", "extra.ipynb")
+    with pytest.raises(ReleaseError, match=r"exercises/extra/extra.ipynb imports scipy, and req"):
+        learner_requirements(read_requirements(REQUIREMENTS), {path: nbformat.writes(nb)})
 
 
 def test_the_learners_requirements_bring_no_nbgrader_instructor_tools():
-    course = read_requirements(REPO_ROOT / "requirements.txt")
-    names = {line.split("==")[0] for line in learner_requirements(course).splitlines()[1:]}
-    assert "nbgrader" not in names
+    course = read_requirements(REQUIREMENTS)
+    assert "nbgrader" not in _requirement_names(learner_requirements(course, _released_notebooks()))
 
 
 def test_reading_requirements_follows_their_includes(tmp_path):
@@ -400,3 +498,32 @@ def test_release_ships_the_seals_unless_told_not_to(tmp_path, released_course):
     shipped = load_notebook(out / notebook.path.relative_to(REPO_ROOT))
     assert [f.sealed for f in shipped.functions] == [f.sealed for f in notebook.functions]
     assert any(f.sealed for f in shipped.functions)
+
+
+def _setup_commands(readme: str) -> str:
+    """The shell commands of the "Set up" section of a release's README."""
+    section = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    [commands] = re.findall(r"```bash\n(.*?)```", section, re.S)
+    return commands
+
+
+@pytest.mark.slow
+def test_a_release_installed_as_its_readme_says_gives_the_reference_solutions_full_marks(
+    tmp_path, course
+):
+    """Measured on 2 busy cores: about N s, most of it pip installing from its cache."""
+    out = _released(tmp_path)
+    for notebook in course.notebooks:
+        shutil.copy(notebook.path, out / "exercises" / notebook.id / notebook.filename)
+    venv = str(REPO_ROOT / ".venv")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if venv not in p)
+    script = _setup_commands((out / "README.md").read_text(encoding="utf-8"))
+    script += "python -m autograder check --all\n"
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        capture_output=True, text=True, cwd=out, env=env, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    assert f"All visible tests pass, in all {len(course.notebooks)} notebooks." in done.stdout
+    assert "ERROR" not in done.stdout

@@ -17,6 +17,7 @@ GRADING = REPO_ROOT / "requirements-grading.txt"
 FULL = REPO_ROOT / "requirements.txt"
 
 # The distribution that provides each third-party module the grader imports.
+# packaging is not pinned: it comes with pytest (release reads requirements with it).
 # SQLAlchemy is not pinned: it comes with nbgrader, whose gradebook --gradebook writes;
 # nor is traitlets, nbgrader's configuration, which `generate` hands nbgrader_config.py in.
 PROVIDED_BY = {
@@ -28,6 +29,7 @@ PROVIDED_BY = {
     "nbformat": "nbformat",
     "nbgrader": "nbgrader",
     "numpy": "numpy",
+    "packaging": "pytest",
     "pytest": "pytest",
     "pyseccomp": "pyseccomp",
     "rich": "rich",
@@ -52,12 +54,12 @@ def third_party_imports(package: Path) -> dict[str, Path]:
     one file that imports it."""
     found: dict[str, Path] = {}
     for path in sorted(package.rglob("*.py")):
-        for top in _imported(path.read_text(encoding="utf-8")) - {package.name}:
+        for top in imported_modules(path.read_text(encoding="utf-8")) - {package.name}:
             found.setdefault(top, path.relative_to(REPO_ROOT))
     return found
 
 
-def _imported(source: str) -> set[str]:
+def imported_modules(source: str) -> set[str]:
     """The top-level modules outside the standard library that ``source`` imports."""
     found = set()
     for node in ast.walk(ast.parse(source)):
@@ -106,7 +108,7 @@ def test_requirements_grading_provides_every_module_the_notebooks_import():
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type != "code":
                 continue
-            for module in _imported(to_python(cell.source)) - {"autograder"}:
+            for module in imported_modules(to_python(cell.source)) - {"autograder"}:
                 assert NOTEBOOKS_IMPORT.get(module) in grading, (
                     f"{path.name} imports {module}: pin its distribution in {GRADING.name}"
                 )

@@ -41,7 +41,7 @@ def add_chapter(chapter: str, after: str | None = None) -> tuple[list[str], list
     if not stub.exists():
         stub.write_text(misconceptions_stub(notebook), encoding="utf-8")
         written.append(f"{stub.relative_to(REPO_ROOT)} (to fill in)")
-    written += [str(path.relative_to(REPO_ROOT)) for path in update_exercises([chapter])]
+    written += [str(path.relative_to(REPO_ROOT)) for path in update_exercises([chapter]).written]
     return written, course_problems()
 
 

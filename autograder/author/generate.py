@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.author.checks import answered_cells
 from autograder.author.seal import seal_released
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 
@@ -62,17 +64,33 @@ def generate_assignment(config: Config) -> None:
     GenerateAssignment(coursedir=CourseDirectory(config=config), config=config).start()
 
 
-def update_exercises(chapters: Sequence[str] = ()) -> list[Path]:
+@dataclass(frozen=True)
+class Updated:
+    """What :func:`update_exercises` did: the notebooks it wrote, and those it left as they
+    were because their answer cells hold answers (the grade ids of those cells, by path)."""
+
+    written: list[Path]
+    left: dict[Path, list[str]]
+
+
+def update_exercises(chapters: Sequence[str] = (), force: bool = False) -> Updated:
     """Generate the exercise notebooks (only ``chapters`` when given) into ``exercises/``.
 
     Generated apart first, so a failing nbgrader run leaves ``exercises/`` as it was.
-    Returns the notebooks written.
+    An exercise notebook whose answer cells are not the stubs generated now holds a
+    learner's answers (the course's own clone is where learners are told to work), and
+    is left as it is unless ``force``.
     """
     written = []
+    left = {}
     with tempfile.TemporaryDirectory() as scratch:
         for generated in generate_exercises(Path(scratch), chapters):
             target = EXERCISES / generated.relative_to(scratch)
+            kept = not force and target.exists()
+            if kept and (answered := answered_cells(target, generated, source=False)):
+                left[target] = answered
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(generated.read_bytes())
             written.append(target)
-    return written
+    return Updated(written, left)

@@ -16,7 +16,8 @@ and nothing from which a reference solution or a hidden test can be read:
   learner's notebooks are what is being checked), and, with a book's address, the
   address of each section of the book in ``book.json`` (see :mod:`autograder.load.book`);
 - ``requirements.txt``, the learner's share of the course's pinned requirements
-  (``requirements.txt`` with the ``requirements-grading.txt`` it includes);
+  (``requirements.txt`` with the ``requirements-grading.txt`` it includes): what the
+  released notebooks import and what the checker needs (see :func:`learner_requirements`);
 - the files under ``learners/``: the README (with the list of notebooks filled
   in), ``pyproject.toml`` (to install the package for the notebooks' kernel),
   ``.gitignore`` and the check workflow;
@@ -25,11 +26,18 @@ and nothing from which a reference solution or a hidden test can be read:
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import json
 import re
+import sys
+import tomllib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import nbformat
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
@@ -41,6 +49,7 @@ from autograder.load.course import (
     EXERCISES,
     HIDDEN_BEGIN,
     HIDDEN_END,
+    PACKAGE_DIR,
     REPO_ROOT,
     SOLUTIONS,
     Course,
@@ -51,21 +60,12 @@ from autograder.load.course import (
 SKELETON = REPO_ROOT / "learners"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"
 
-# What the notebooks' kernel and ``check`` import, and JupyterLab to open them in. Not
-# nbgrader: none of them imports it, and it would add its instructor tools (formgrader,
-# Create Assignment, the course list, the Nbgrader menu) to the learner's JupyterLab.
-LEARNER_REQUIREMENTS = (
-    "jax",
-    "jaxlib",
-    "numpy",
-    "nbformat",
-    "ipython",
-    "ipykernel",
-    "jupyterlab",
-    "pytest",
-    "rich",
-    "pyyaml",
-)
+# The checker's own needs (what ``check``, ``hint``, ``status`` and the notebooks' helpers
+# import, and the kernel and JupyterLab that run the notebooks) are its package's
+# ``dependencies`` there, where a package declares them; what the notebooks import is
+# read from the notebooks. Not nbgrader: nothing a learner runs imports it, and it would
+# add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to JupyterLab.
+LEARNERS_PYPROJECT = SKELETON / "pyproject.toml"
 
 _MARKERS = (*SOLUTION_MARKERS, HIDDEN_BEGIN, HIDDEN_END)
 CHAPTERS_PLACEHOLDER = "<!-- chapters -->"
@@ -81,20 +81,27 @@ class ReleaseError(Exception):
     """The release cannot be written; the message is the one-line reason."""
 
 
-def write_release(out: Path, book_url: str | None = None, solutions: bool = True) -> list[Path]:
+def write_release(
+    out: Path,
+    book_url: str | None = None,
+    solutions: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> list[Path]:
     """Write the learners' repository into ``out``; return its files, relative to ``out``.
 
     ``book_url`` is the published book's address (see :mod:`autograder.load.book`),
     which the notebooks, the checker's messages and the README link to. Without
     ``solutions`` the notebooks hold no sealed solution (see :func:`withheld`).
+    ``say`` is told of each slow step (see :func:`require_current`).
 
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
-    is not empty, when ``exercises/`` is out of date with ``solutions/``, or
+    is not empty, when ``exercises/`` is out of date with ``solutions/`` or holds
+    answers, or
     when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
-    files = release_files(book_url, solutions)
+    files = release_files(book_url, solutions, say)
     for relative, content in files.items():
         target = out / relative
         try:
@@ -105,7 +112,11 @@ def write_release(out: Path, book_url: str | None = None, solutions: bool = True
     return sorted(files)
 
 
-def release_files(book_url: str | None = None, solutions: bool = True) -> dict[Path, bytes]:
+def release_files(
+    book_url: str | None = None,
+    solutions: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> dict[Path, bytes]:
     """Every file of the release, by its path relative to the release's root."""
     if book_url is not None:
         try:
@@ -113,7 +124,7 @@ def release_files(book_url: str | None = None, solutions: bool = True) -> dict[P
         except ValueError as exc:
             raise ReleaseError(f"--book-url: {exc}") from None
     course = load_course(EXERCISES)
-    require_current(course, load_course(SOLUTIONS))
+    require_current(course, load_course(SOLUTIONS), say)
     copy = COURSE_COPY.relative_to(REPO_ROOT)
     files: dict[Path, bytes] = {}
     for notebook in course.notebooks:
@@ -136,7 +147,11 @@ def release_files(book_url: str | None = None, solutions: bool = True) -> dict[P
     readme = (SKELETON / "README.md").read_text(encoding="utf-8")
     files[Path("README.md")] = learners_readme(readme, course, book_url).encode()
     files[Path("LICENSE")] = (REPO_ROOT / "LICENSE").read_bytes()
-    files[Path("requirements.txt")] = learner_requirements(read_requirements(REQUIREMENTS)).encode()
+    notebooks = {
+        path: content.decode() for path, content in files.items() if path.parts[0] == "exercises"
+    }
+    requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
+    files[Path("requirements.txt")] = requirements.encode()
     return files
 
 
@@ -149,11 +164,20 @@ def _require_empty(out: Path) -> None:
         raise ReleaseError(f"{out} exists and is not empty; give a new or empty folder")
 
 
-def require_current(exercises: Course, solutions: Course) -> None:
-    """Raise ReleaseError unless ``exercises`` is what nbgrader makes of ``solutions`` now."""
-    stale = stale_exercises(exercises, solutions)
+def require_current(
+    exercises: Course, solutions: Course, say: Callable[[str], None] | None = None
+) -> None:
+    """Raise ReleaseError unless ``exercises`` is what nbgrader makes of ``solutions`` now,
+    naming each notebook that holds answers or is out of date, and what to do about it.
+
+    ``say`` is told of each chapter whose seals are checked by running its reference
+    solutions (see :func:`autograder.author.checks.stale_exercises`).
+    """
+    stale = stale_exercises(exercises, solutions, say)
     if stale:
-        raise ReleaseError(stale[0])
+        raise ReleaseError(
+            "exercises/ is not what generate makes of solutions/:\n  " + "\n  ".join(stale)
+        )
 
 
 def require_no_markers(path: Path, text: str) -> None:
@@ -184,28 +208,103 @@ def read_requirements(path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def learner_requirements(course_requirements: str) -> str:
-    """The lines of ``course_requirements`` that pin :data:`LEARNER_REQUIREMENTS`, in its order.
+def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]) -> str:
+    """The lines of ``course_requirements`` that pin what a release of ``notebooks`` needs,
+    in their order.
 
-    Raises ReleaseError when one of them is not pinned there.
+    ``notebooks`` holds each released notebook's text by its path. What they need: the
+    distribution providing each module a notebook's code cells import (the learner's
+    kernel runs every cell), the checker's ``dependencies`` in ``learners/pyproject.toml``,
+    and each distribution those depend on, as installed here, that the course pins too
+    (``jaxlib`` for ``jax``, ``orbax-checkpoint`` for ``flax``): the learner gets the
+    versions the course was tested with, not whatever pip resolves. Raises ReleaseError
+    naming the notebook and the module when the course pins no distribution providing it.
     """
-    lines = []
-    found = set()
+    pins = {}
     for line in course_requirements.splitlines():
-        name = _requirement_name(line)
-        if name in LEARNER_REQUIREMENTS:
-            lines.append(line.strip())
-            found.add(name)
-    missing = [name for name in LEARNER_REQUIREMENTS if name not in found]
-    if missing:
-        raise ReleaseError(f"requirements.txt does not pin {', '.join(missing)}")
+        if name := _requirement_name(line):
+            pins[name] = line.strip()
+    needed = set()
+    for name in checker_dependencies():
+        if name not in pins:
+            raise ReleaseError(
+                f"learners/pyproject.toml depends on {name}, which requirements.txt does not pin"
+            )
+        needed.add(name)
+    providers = importlib.metadata.packages_distributions()
+    for path, text in sorted(notebooks.items()):
+        for module in notebook_imports(path, text):
+            provided = {canonicalize_name(name) for name in providers.get(module, ())} & set(pins)
+            if not provided:
+                raise ReleaseError(
+                    f"{path.as_posix()} imports {module}, and requirements.txt pins no "
+                    "distribution that provides it: pin it there"
+                )
+            needed |= provided
+    needed = _with_dependencies(needed) & set(pins)
     header = "# What the exercises and their checker need, as the course was tested (Python 3.11)."
-    return "\n".join([header, *lines]) + "\n"
+    return "\n".join([header, *(line for name, line in pins.items() if name in needed)]) + "\n"
+
+
+def checker_dependencies() -> list[str]:
+    """The normalized names of the ``dependencies`` that ``learners/pyproject.toml`` declares."""
+    project = tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+    return [canonicalize_name(Requirement(line).name) for line in project.get("dependencies", [])]
+
+
+def notebook_imports(path: Path, text: str) -> list[str]:
+    """The top-level modules the code cells of notebook ``text`` import, in order, but for
+    Python's standard library and the checker's own package (the release ships it).
+
+    Raises ReleaseError naming ``path`` when a code cell is not Python.
+    """
+    # imported here: IPython takes a while to import, and only a release reads magics
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    magics = TransformerManager()
+    found: list[str] = []
+    for cell in nbformat.reads(text, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(magics.transform_cell(cell.source))
+        except SyntaxError as exc:
+            raise ReleaseError(f"{path.as_posix()}: a code cell is not Python: {exc}") from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules = [node.module]
+            else:
+                continue
+            found += [module.split(".")[0] for module in modules]
+    own = {PACKAGE_DIR.name, *sys.stdlib_module_names}
+    return [module for module in dict.fromkeys(found) if module not in own]
+
+
+def _with_dependencies(names: set[str]) -> set[str]:
+    """``names`` and every installed distribution they depend on, directly or not (extras
+    and other platforms' dependencies left out)."""
+    found = set(names)
+    todo = list(names)
+    while todo:
+        try:
+            requires = importlib.metadata.requires(todo.pop()) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for line in requires:
+            requirement = Requirement(line)
+            name = canonicalize_name(requirement.name)
+            marker = requirement.marker
+            if name not in found and (marker is None or marker.evaluate({"extra": ""})):
+                found.add(name)
+                todo.append(name)
+    return found
 
 
 def _requirement_name(line: str) -> str:
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
-    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else ""
+    return canonicalize_name(match.group(1)) if match else ""
 
 
 def withheld(text: str) -> str:

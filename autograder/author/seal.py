@@ -90,7 +90,7 @@ def reference_seals(notebook: ExerciseNotebook) -> dict[str, str]:
     installed package's version. Measured on 2 cores with nothing else running: the
     checks of sixteen chapters took 61 s computing every seal, and 0.7 s reading them back.
     """
-    kept = cache_root() / "seals" / f"{_seals_key(notebook)}.json"
+    kept = _kept(notebook)
     with contextlib.suppress(OSError, ValueError):
         seals = json.loads(kept.read_text(encoding="utf-8"))
         if isinstance(seals, dict) and all(isinstance(v, str) for v in seals.values()):
@@ -106,8 +106,14 @@ def reference_seals(notebook: ExerciseNotebook) -> dict[str, str]:
     return seals
 
 
-def _seals_key(notebook: ExerciseNotebook) -> str:
-    return hashlib.sha256(_environment_digest() + notebook.path.read_bytes()).hexdigest()
+def seals_kept(notebook: ExerciseNotebook) -> bool:
+    """Whether :func:`reference_seals` reads ``notebook``'s seals from the cache."""
+    return _kept(notebook).is_file()
+
+
+def _kept(notebook: ExerciseNotebook) -> Path:
+    key = hashlib.sha256(_environment_digest() + notebook.path.read_bytes()).hexdigest()
+    return cache_root() / "seals" / f"{key}.json"
 
 
 @functools.cache
