@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -348,17 +348,17 @@ def test_the_functions_come_hardest_first(opened):
     assert names == ["leaves_in_order", "replace_leaves", "same_structure", "count_leaves"]
 
 
-# Each function's shares of the five learners, and the median score of those who
-# handed it in.
+# Each function's shares of the learners who started it, how many learners did not hand
+# it in, and the median score of those who started it.
 FUNCTIONS = {
     # scores 1, 3, 1, 3 of 3 (median 2), and one did not hand it in
-    "leaves_in_order": {"passed": 0.4, "partial": 0.4, "absent": 0.2, "median": "2"},
+    "leaves_in_order": {"passed": 0.5, "partial": 0.5, "absent": 1, "median": "2"},
     # scores 3, 3, 0, 3, 1 of 3: one raised an error
     "replace_leaves": {"passed": 0.6, "partial": 0.2, "raised": 0.2, "median": "3"},
     # scores 2, 2, 1, 0, 2 of 2: one timed out
     "same_structure": {"passed": 0.6, "partial": 0.2, "timeout": 0.2, "median": "2"},
     # scores 2, 2, 2, 0 of 2: one failed, and one did not hand it in
-    "count_leaves": {"passed": 0.6, "failed": 0.2, "absent": 0.2, "median": "2"},
+    "count_leaves": {"passed": 0.75, "failed": 0.25, "absent": 1, "median": "2"},
 }
 
 
@@ -369,13 +369,33 @@ def test_each_function_shows_its_shares_and_median(opened, function):
         "cells => Object.fromEntries(cells.map(c => [c.dataset.group, Number(c.dataset.value)]))"
     )
     expected = FUNCTIONS[function]
-    groups = ("passed", "partial", "failed", "raised", "timeout", "absent")
+    groups = ("passed", "partial", "failed", "raised", "timeout", "not-started", "absent")
     assert shares == {group: expected.get(group, 0.0) for group in groups}
     assert float(opened.value(f'{row} [data-name="median"]')) == float(expected["median"])
 
 
-def test_discrimination_is_the_correlation_of_a_functions_score_with_the_total(opened):
-    # Over the learners who handed the function in: Dmitri did not hand in leaves.
+def test_five_learners_are_too_few_for_a_discrimination(opened):
+    cells = opened.texts('#functions-table [data-name="discrimination"]')
+    assert cells == ["too few learners"] * 4
+
+
+@pytest.fixture(scope="module")
+def thrice_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page of the class three times over: each learner's scores and total three times
+    give the same correlations, with at least 12 learners who started each function."""
+    report = fixture_class()
+    report.students = [
+        replace(student, student=f"{student.student} {copy}")
+        for copy in range(3)
+        for student in fixture_class().students
+    ]
+    return page_of(report, tmp_path_factory.mktemp("thrice"))
+
+
+def test_discrimination_is_the_correlation_of_a_functions_score_with_the_total(
+    browser, thrice_file
+):
+    # Over the learners who started the function: Dmitri did not hand in leaves.
     # count_leaves, in percent: x = 100, 100, 100, 0; totals y = 80, 100, 40, 60.
     # Means 75 and 70; x - 75 = 25, 25, 25, -75; y - 70 = 10, 30, -30, -10.
     # Σ(dx·dy) = 250 + 750 - 750 + 750 = 1000; Σdx² = 3·625 + 5625 = 7500;
@@ -385,7 +405,11 @@ def test_discrimination_is_the_correlation_of_a_functions_score_with_the_total(o
     # 60, 30, mean 62): replace_leaves 130 / √(8 · 3280) = 0.8025; same_structure
     # 26 / √(3.2 · 3280) = 0.2538.
     cells = '#functions-table tr[data-function="{}"] [data-name="discrimination"]'
-    shown = {f: opened.value(cells.format(f)) for f in FUNCTIONS}
+    opened = open_page(browser, thrice_file)
+    try:
+        shown = {f: opened.value(cells.format(f)) for f in FUNCTIONS}
+    finally:
+        opened.page.context.close()
     assert shown == {
         "count_leaves": "25.8",
         "leaves_in_order": "44.7",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.load.handed_in import NotebookFile
 from autograder.report.insight.stats import (
+    DISCRIMINATION_LEARNERS,
+    FunctionStats,
     class_insight,
     function_stats,
     group_of,
@@ -145,13 +148,24 @@ def test_a_function_everyone_scores_alike_on_has_no_discrimination():
     assert stats.discrimination is None and not stats.flagged
 
 
-def test_a_function_the_weaker_learners_pass_is_flagged():
+def _weaker_pass(learners: int) -> FunctionStats:
+    """A function that the weaker half of ``learners`` passes and the stronger half fails."""
     students = [
-        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
-        StudentResult("bob", [_exercise("f", [("failed", 0)])]),
+        StudentResult(f"l{i}", [_exercise("f", [("passed", 1) if i % 2 else ("failed", 0)])])
+        for i in range(learners)
     ]
-    (stats,) = function_stats(students, {"ada": 10.0, "bob": 90.0})
+    (stats,) = function_stats(students, {f"l{i}": 10.0 if i % 2 else 90.0 for i in range(learners)})
+    return stats
+
+
+def test_a_function_the_weaker_learners_pass_is_flagged():
+    stats = _weaker_pass(DISCRIMINATION_LEARNERS)
     assert stats.discrimination == pytest.approx(-100.0) and stats.flagged
+
+
+def test_with_too_few_learners_who_started_a_function_its_discrimination_flags_nothing():
+    stats = _weaker_pass(DISCRIMINATION_LEARNERS - 1)
+    assert stats.too_few_for_discrimination and not stats.flagged
 
 
 def test_hints_opened_are_counted_against_passing():
@@ -174,7 +188,10 @@ def test_chapter_scores_and_totals_are_percent_per_learner():
     )
     insight = class_insight(Report([ada], "process"))
     assert insight.totals == pytest.approx([200 / 3])
-    assert insight.chapters == {"aux_data": [50.0], "mapping": [100.0]}
+    assert {c.chapter: c.scores for c in insight.chapters} == {
+        "aux_data": [50.0],
+        "mapping": [100.0],
+    }
 
 
 def test_anonymised_rows_show_a_stable_pseudonym_but_keep_the_name_for_feedback():
@@ -194,7 +211,7 @@ def test_a_chapter_not_handed_in_has_no_score_in_it_but_counts_in_the_total():
         ],
     )
     insight = class_insight(Report([ada], "process"))
-    assert insight.chapters == {"aux_data": [100.0], "mapping": []}
+    assert {c.chapter: c.scores for c in insight.chapters} == {"aux_data": [100.0], "mapping": []}
     assert insight.totals == [50.0]
 
 
@@ -205,7 +222,7 @@ def test_median_and_discrimination_count_only_those_who_handed_it_in():
         StudentResult("cy", [_exercise("f", [("missing", 0)])]),
     ]
     (stats,) = function_stats(students, {"ada": 90.0, "bob": 10.0, "cy": 0.0})
-    assert (stats.median, stats.mean_percent, stats.handed_in) == (0.5, 50.0, 2)
+    assert (stats.median, stats.mean_percent, stats.started) == (0.5, 50.0, 2)
     assert stats.discrimination == pytest.approx(100.0)
 
 
@@ -222,3 +239,102 @@ def test_a_section_says_what_happened_by_kind_and_by_the_errors_idea():
         ("failed a check", 1),
         ("raised trees-of-different-structures", 1),
     ]
+
+
+# Learners who have not started a function, or not handed it in, are counted apart.
+
+
+def test_a_function_not_started_is_grouped_apart_from_failed():
+    assert group_of(_exercise("f", [("not-started", 0)])) == "not-started"
+
+
+def test_pass_rates_count_only_the_learners_who_started_the_function():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
+        StudentResult("bob", [_exercise("f", [("failed", 0)])]),
+        StudentResult("cy", [_exercise("f", [("not-started", 0)])]),
+        StudentResult("dee", [_exercise("f", [("missing", 0)])]),
+    ]
+    (stats,) = function_stats(students, dict.fromkeys(("ada", "bob", "cy", "dee"), 0.0))
+    assert (stats.learners, stats.started) == (4, 2)
+    assert (stats.rate("passed"), stats.rate("failed")) == (0.5, 0.5)
+    assert (stats.counts["not-started"], stats.counts["absent"]) == (1, 1)
+
+
+def test_a_function_few_have_reached_is_not_ranked_hardest():
+    # f: the one learner who started it passed; g: two of three passed
+    students = [
+        StudentResult(name, [_exercise("f", [(f, 0)]), _exercise("g", [(g, 0)])])
+        for name, f, g in [
+            ("ada", "passed", "passed"),
+            ("bob", "not-started", "failed"),
+            ("cy", "not-started", "passed"),
+        ]
+    ]
+    ranked = function_stats(students, dict.fromkeys(("ada", "bob", "cy"), 0.0))
+    assert [f.name for f in ranked] == ["g", "f"]
+
+
+def test_a_section_to_reteach_counts_the_learners_who_started_its_functions():
+    students = [
+        StudentResult("ada", [_exercise("f", [("failed", 0)], CHILDREN)]),
+        StudentResult("bob", [_exercise("f", [("passed", 1)])]),
+        StudentResult("cy", [_exercise("f", [("not-started", 0)])]),
+    ]
+    (section,) = reteach_sections(students)
+    assert (section.learners, section.started) == (1, 2)
+
+
+def test_a_chapter_counts_who_handed_it_in_who_started_it_and_their_mean():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)]), _exercise("g", [("failed", 0)])]),
+        StudentResult(
+            "bob", [_exercise("f", [("passed", 1)]), _exercise("g", [("not-started", 0)])]
+        ),
+        StudentResult(
+            "cy", [_exercise("f", [("not-started", 0)]), _exercise("g", [("not-started", 0)])]
+        ),
+        StudentResult("dee", [_exercise("f", [("missing", 0)]), _exercise("g", [("missing", 0)])]),
+    ]
+    (chapter,) = class_insight(Report(students, "process")).chapters
+    assert (chapter.learners, chapter.handed_in, chapter.started) == (4, 3, 2)
+    assert chapter.mean == 50.0  # ada 50 %, bob 50 %; cy, who started nothing, is not counted
+
+
+def test_a_chapter_whose_notebook_is_damaged_is_not_handed_in_as_its_functions_are_not():
+    students = [
+        StudentResult("ada", [_exercise("f", [("passed", 1)])]),
+        StudentResult("bob", [_exercise("f", [("corrupt", 0)])]),
+    ]
+    insight = class_insight(Report(students, "process"))
+    (chapter,) = insight.chapters
+    (function,) = insight.functions
+    assert chapter.handed_in == function.learners - function.counts["absent"] == 1
+
+
+def test_a_learners_row_names_the_chapters_not_started_apart_from_what_did_not_pass():
+    ada = StudentResult(
+        "ada",
+        [
+            _exercise("f", [("failed", 0)]),
+            _exercise("g", [("not-started", 0)]),
+            _exercise("h", [("not-started", 0)], notebook="mapping.ipynb"),
+        ],
+    )
+    (row,) = class_insight(Report([ada], "process")).rows
+    assert (row.missed, row.not_started) == (["f"], ["mapping"])
+
+
+DAMAGED = NotebookFile("work/custom_nodes.ipynb", "custom_nodes", False, "damaged: re-save it")
+
+
+def test_a_learners_row_names_a_damaged_file_and_why():
+    ada = StudentResult("ada", [_exercise("f", [("corrupt", 0)])], files=[DAMAGED])
+    (row,) = class_insight(Report([ada], "process")).rows
+    assert row.files == "not graded work/custom_nodes.ipynb (damaged: re-save it)"
+
+
+def test_an_anonymised_learners_row_names_a_damaged_file_by_its_chapter_only():
+    ada = StudentResult("ada", [_exercise("f", [("corrupt", 0)])], files=[DAMAGED])
+    (row,) = class_insight(Report([ada], "process"), anonymise=True).rows
+    assert row.files == "custom_nodes not graded (damaged: re-save it)"

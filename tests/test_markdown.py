@@ -157,23 +157,26 @@ def section_lines(summary: str, heading: str) -> list[str]:
 
 
 def test_a_class_summary_lists_the_top_three_sections_to_reteach():
+    # cy did not hand tree_depth in: 3 learners started it
     assert section_lines(markdown_summary(class_report()), "What to reteach") == [
-        "- **Leaves → Containers and leaves**: 3 learners (75% of the class), "
-        "through `count_leaves` (3)",
-        "- **Leaves → The registry**: 2 learners (50% of the class), through `flatten_pairs` (2)",
-        "- **Leaves → Empty containers**: 1 learner (25% of the class), through `tree_depth` (1)",
+        "- **Leaves → Containers and leaves**: 3 learners of the 4 who started its functions "
+        "(75%), through `count_leaves` (3)",
+        "- **Leaves → The registry**: 2 learners of the 4 who started its functions (50%), "
+        "through `flatten_pairs` (2)",
+        "- **Leaves → Empty containers**: 1 learner of the 3 who started its functions (33%), "
+        "through `tree_depth` (1)",
     ]
 
 
 def test_a_class_summary_tables_each_functions_outcomes_hardest_first():
     rows = section_lines(markdown_summary(class_report()), "Pass rates per function")[1:]
     assert rows == [
-        "| Chapter | Function | Passed | Earned part | Failed | Raised an error | Timed out "
-        "| Not handed in |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-        "| Leaves | `count_leaves` | 25% | 25% | 25% | 0% | 25% | 0% |",
-        "| Structure | `tree_depth` | 25% | 0% | 50% | 0% | 0% | 25% |",
-        "| Leaves | `flatten_pairs` | 50% | 0% | 25% | 25% | 0% | 0% |",
+        "| Chapter | Function | Started | Passed | Earned part | Failed | Raised an error "
+        "| Timed out | Not started | Not handed in |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| Leaves | `count_leaves` | 4 of 4 | 25% | 25% | 25% | 0% | 25% | 0 | 0 |",
+        "| Structure | `tree_depth` | 3 of 4 | 33% | 0% | 67% | 0% | 0% | 0 | 1 |",
+        "| Leaves | `flatten_pairs` | 4 of 4 | 50% | 0% | 25% | 25% | 0% | 0 | 0 |",
     ]
 
 
@@ -204,7 +207,7 @@ def test_merging_shards_writes_the_class_part_to_the_summary_and_the_job_summary
         shards[-1].write_text(shard.to_json(), encoding="utf-8")
     written = tmp_path / "summary.md"
     assert main(["merge", *map(str, shards), "--markdown", str(written)]) == 0
-    first = "- **Leaves → Containers and leaves**: 3 learners (75% of the class)"
+    first = "- **Leaves → Containers and leaves**: 3 learners of the 4 who started its functions"
     for summary in (written, job_summary):
         assert first in summary.read_text(encoding="utf-8")
         assert "### Pass rates per function" in summary.read_text(encoding="utf-8")
@@ -227,4 +230,4 @@ def test_hostile_names_stay_text_in_a_class_summary():
     assert f"<strong>Leaves → {SHOWN}</strong>" in rendered  # what to reteach
     assert f"<td><code>{SHOWN}</code></td>" in rendered  # the pass rates' function
     table = section_lines(summary, "Pass rates per function")[1:]
-    assert {cells(row) for row in table} == {8}
+    assert {cells(row) for row in table} == {10}

@@ -41,10 +41,14 @@ def console(stderr: bool = False) -> Console:
 
 
 def print_report(out: Console, report: Report) -> None:
-    """A table per learner when there is one, a summary row per learner for a class."""
+    """A table per learner when there is one; for a class, its chapters (handed in,
+    started, mean of those who started), then a summary row per learner. How the
+    grader ran is said only where an instructor must act on it (:attr:`Report.caveats`):
+    the JSON report has it all."""
     if len(report.students) == 1:
         print_student(out, report.students[0])
     else:
+        print_chapters(out, report)
         table = Table(title="Grades")
         for column in SUMMARY_COLUMNS:
             # folded, never cut: a file's name is what the Files column is there to say
@@ -60,10 +64,25 @@ def print_report(out: Console, report: Report) -> None:
                 escape(clean(student.files_summary(), limit=None)) or "-",
             )
         out.print(table)
-    out.print(
-        f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%), "
-        f"{report.settings}"
-    )
+    out.print(f"Total: {points(report.score)} / {points(report.max_score)} ({report.percent:.1f}%)")
+    if report.caveats:
+        out.print(f"[yellow]Graded with {escape(report.caveats)}.[/yellow]")
+
+
+def print_chapters(out: Console, report: Report) -> None:
+    """The class's chapters in a table, for a class of two learners or more."""
+    # imported here: the class's numbers are not needed by check, which prints with this module
+    from autograder.report.class_summary import CHAPTER_COLUMNS, chapter_rows
+
+    rows = chapter_rows(report)
+    if not rows:
+        return
+    table = Table(title="Chapters")
+    for column in CHAPTER_COLUMNS:
+        table.add_column(column, justify="left" if column == "Chapter" else "right")
+    for row in rows:
+        table.add_row(*map(escape, row))
+    out.print(table)
 
 
 def print_student(out: Console, student: StudentResult) -> None:

@@ -72,19 +72,24 @@ def to_junit(report: Report) -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def to_markdown(report: Report, class_part: str = "") -> str:
-    """The report's summary in Markdown (GitHub's flavour): the score table, then
-    ``class_part`` (Markdown, put there as it is), then what each learner did not pass
-    and the hints they opened. The summary grading writes, with the class's short
-    version as ``class_part``, is :func:`autograder.report.class_summary.markdown_summary`.
+def to_markdown(report: Report, class_part: str = "", class_top: str = "") -> str:
+    """The report's summary in Markdown (GitHub's flavour): ``class_top``, then the score
+    table, then ``class_part`` (both Markdown, put there as they are), then what each
+    learner did not pass and the hints they opened. How the grader ran is said only
+    where an instructor must act on it (:attr:`Report.caveats`; the JSON report has it
+    all). The summary grading writes, with the class's short version as ``class_part``
+    and its chapters as ``class_top``, is
+    :func:`autograder.report.class_summary.markdown_summary`.
     """
+    caveats = f" Graded with {report.caveats}." if report.caveats else ""
+    top = [class_top.rstrip("\n"), ""] if class_top else []
     lines = [
         "## Grading report",
         "",
         f"**{points(report.score)} / {points(report.max_score)}** points "
-        f"({report.percent:.1f}%) for {len(report.students)} submission(s); "
-        f"{report.settings}.",
+        f"({report.percent:.1f}%) for {len(report.students)} submission(s).{caveats}",
         "",
+        *top,
         f"| {' | '.join(SUMMARY_COLUMNS)} |",
         "| --- | ---: | ---: | --- | --- |",
     ]

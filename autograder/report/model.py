@@ -294,6 +294,18 @@ class Report:
         return f"isolation: {self.isolation}, processes: {self.processes}, seed: {self.seed}{limit}"
 
     @property
+    def caveats(self) -> str:
+        """What of :attr:`settings` an instructor must act on, in one line: the isolation
+        where bubblewrap did not wall the workers off, and processes not capped. Empty when
+        neither: the rest is jargon in a first view, kept in the JSON and the page's footer.
+        The words are those of ``autograder.isolate`` (not imported: the reports are read
+        where the grader's isolation is never loaded)."""
+        said = [f"isolation: {self.isolation}"] if self.isolation != "bubblewrap" else []
+        if self.processes == "not capped":
+            said.append(f"processes: {self.processes}")
+        return ", ".join(said)
+
+    @property
     def score(self) -> float:
         return sum(student.score for student in self.students)
 

@@ -31,6 +31,7 @@ PALETTE = {
     "failed": "#E69F00",
     "raised": "#D55E00",
     "timeout": "#CC79A7",
+    "not-started": "#DDDDDD",
     "absent": "#999999",
 }
 """Each outcome group's colour, from Okabe and Ito's colour-blind-safe palette."""
@@ -40,6 +41,7 @@ HATCHES = {
     "failed": "//",
     "raised": "xx",
     "timeout": "\\\\",
+    "not-started": "--",
     "absent": "",
 }
 
@@ -98,7 +100,7 @@ def outcome_chart(functions: Sequence[FunctionStats]) -> str:
         axes.set_ylim(len(functions) - 0.5, -0.5)
         axes.set_xlim(0, 100)
         axes.set_xlabel("share of the class (%)")
-        axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, frameon=False)
+        axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=4, frameon=False)
         words = "; ".join(
             f"{f.chapter}.{f.name}: "
             + ", ".join(

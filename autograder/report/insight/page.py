@@ -20,9 +20,11 @@ import jinja2
 from autograder.load.book import chapter_titles, page_url
 from autograder.report.insight import charts
 from autograder.report.insight.stats import (
+    DISCRIMINATION_LEARNERS,
     EASY_MEAN,
     GROUPS,
     LOW_DISCRIMINATION,
+    NOT_ATTEMPTED,
     ClassInsight,
     ReteachSection,
     class_insight,
@@ -60,6 +62,9 @@ def class_page(
         median=statistics.median(insight.totals) if insight.totals else 0.0,
         sources=", ".join(sources),
         settings=report.settings,
+        caveats=report.caveats,
+        not_attempted=NOT_ATTEMPTED,
+        min_learners=DISCRIMINATION_LEARNERS,
         anonymised=anonymise,
         groups=GROUPS,
         palette=charts.PALETTE,
@@ -69,7 +74,7 @@ def class_page(
         hints_note=HINTS_RECORD_NOTE,
         outcome_chart=charts.outcome_chart(insight.functions),
         total_chart=charts.histogram(insight.totals, "Total scores"),
-        chapter_chart=charts.chapter_histograms(insight.chapters),
+        chapter_chart=charts.chapter_histograms({c.chapter: c.scores for c in insight.chapters}),
         chapter_title=lambda chapter: titles.get(chapter, chapter),
         section_link=lambda item: _section_link(book, item),
         feedback=feedback,

@@ -27,12 +27,19 @@ GROUPS = {
     "failed": "failed",
     "raised": "raised an error",
     "timeout": "timed out",
+    "not-started": "not started",
     "absent": "not handed in",
 }
 """How one learner's function ended, for the class's shares, best first, with the words
 the page shows. ``partial``: some points but not all; ``raised`` takes the statuses
-``error``, ``memory`` and ``crashed``; ``absent`` takes ``missing`` (no notebook, or
-no such function in it) and ``corrupt`` (a damaged file)."""
+``error``, ``memory`` and ``crashed``; ``not-started``: the function's cell still holds
+the exercise's stub; ``absent`` takes ``missing`` (no notebook, or no such function in
+it) and ``corrupt`` (a damaged file)."""
+
+NOT_ATTEMPTED = ("not-started", "absent")
+"""The groups of a learner who did not start the function, or did not hand it in. Pass
+rates, medians, discrimination and what to reteach count the other learners only: a
+function nobody has reached yet is not a hard one."""
 
 _GROUP_OF_STATUS = {
     "passed": "passed",
@@ -41,6 +48,7 @@ _GROUP_OF_STATUS = {
     "memory": "raised",
     "crashed": "raised",
     "timeout": "timeout",
+    "not-started": "not-started",
     "missing": "absent",
     "corrupt": "absent",
 }
@@ -51,19 +59,29 @@ nearly everyone scores on it (:data:`EASY_MEAN`): the threshold PrairieLearn's
 question statistics advise."""
 EASY_MEAN = 95.0
 
+DISCRIMINATION_LEARNERS = 10
+"""The fewest learners who started a function for its discrimination to be shown. Below
+10 (8 degrees of freedom), a correlation under 63% cannot be told from none at the 5%
+level (the critical value of Pearson's r), and with 3 learners every function reads
+100%, 50% or so: the number would mislead more than it tells, so the page says so."""
+
 
 def group_of(exercise: ExerciseResult) -> str:
     """The :data:`GROUPS` key of one learner's result on one function."""
-    if exercise.status != "passed" and exercise.score > 0:
+    return _group(exercise.status, exercise.score)
+
+
+def _group(status: str, score: float) -> str:
+    if status != "passed" and score > 0:
         return "partial"
-    return _GROUP_OF_STATUS.get(exercise.status, "failed")
+    return _GROUP_OF_STATUS.get(status, "failed")
 
 
 @dataclass
 class FunctionStats:
     """One graded function over the class. ``counts`` covers every learner; ``median``,
-    ``mean_percent``, ``discrimination`` and the hints those who handed it in (not in
-    group ``absent``), as PrairieLearn counts the students who had a question.
+    ``mean_percent``, ``discrimination`` and the hints those who started it (in no group
+    of :data:`NOT_ATTEMPTED`), as PrairieLearn counts the students who had a question.
     ``discrimination`` is the correlation (Pearson, in percent) between their scores on
     it and their totals, as PrairieLearn computes it; None where either does not vary."""
 
@@ -80,31 +98,44 @@ class FunctionStats:
     passed_without_hints: int
 
     @property
-    def handed_in(self) -> int:
-        """The learners who handed it in: all but group ``absent``."""
-        return self.learners - self.counts.get("absent", 0)
+    def started(self) -> int:
+        """The learners who handed it in and started it: all but :data:`NOT_ATTEMPTED`."""
+        return self.learners - sum(self.counts.get(group, 0) for group in NOT_ATTEMPTED)
 
     @property
     def learners(self) -> int:
         return sum(self.counts.values())
 
     @property
-    def passed_of_handed_in(self) -> float:
-        """The share of the learners who handed it in that passed it (1 when none did):
-        how hard it is, apart from who did not hand in its notebook."""
-        return self.counts.get("passed", 0) / self.handed_in if self.handed_in else 1.0
+    def passed_of_started(self) -> float:
+        """The share of the learners who started it that passed it (1 when none did):
+        how hard it is, apart from who has not reached it."""
+        return self.rate("passed") if self.started else 1.0
 
     def share(self, group: str) -> float:
         """The share of the class (0 to 1) whose result is in ``group``."""
         return self.counts.get(group, 0) / self.learners if self.learners else 0.0
 
+    def rate(self, group: str) -> float:
+        """The share (0 to 1) of the learners who started it whose result is in ``group``
+        (0 when none did): its pass rate, for ``passed``."""
+        return self.counts.get(group, 0) / self.started if self.started else 0.0
+
+    @property
+    def too_few_for_discrimination(self) -> bool:
+        """Whether fewer than :data:`DISCRIMINATION_LEARNERS` learners started it."""
+        return self.started < DISCRIMINATION_LEARNERS
+
     @property
     def flagged(self) -> bool:
         """Whether its discrimination is low or negative: a test that may measure the
-        wrong thing, or a task worded so that strong learners miss it."""
+        wrong thing, or a task worded so that strong learners miss it. Never with too few
+        learners to tell."""
         d = self.discrimination
-        return d is not None and (
-            d < 0 or (d < LOW_DISCRIMINATION and self.mean_percent <= EASY_MEAN)
+        return (
+            d is not None
+            and not self.too_few_for_discrimination
+            and (d < 0 or (d < LOW_DISCRIMINATION and self.mean_percent <= EASY_MEAN))
         )
 
 
@@ -124,6 +155,31 @@ class ReteachSection:
     """What happened, from each test's ``kind`` and its pointer's ``id``, with how many
     learners' functions, most first: ``failed a check``, or ``raised <idea id>`` for an
     error the course explains, or another kind."""
+    started: int = 0
+    """The learners who started one of ``functions`` at least: those who could have been
+    sent here."""
+
+
+@dataclass
+class ChapterStats:
+    """One chapter over the class: of its ``learners``, how many handed it in (a notebook
+    of the chapter could be graded: a damaged one, which the learner's row names, could
+    not, as in :data:`GROUPS`) and the ``scores`` (in percent, in the report's order) of
+    those who started it (one of its functions at least)."""
+
+    chapter: str
+    learners: int
+    handed_in: int
+    scores: list[float] = field(default_factory=list)
+
+    @property
+    def started(self) -> int:
+        return len(self.scores)
+
+    @property
+    def mean(self) -> float | None:
+        """The mean score of those who started it, in percent; None when no one did."""
+        return statistics.fmean(self.scores) if self.scores else None
 
 
 @dataclass
@@ -136,6 +192,12 @@ class LearnerRow:
     score: float
     max_score: float
     missed: list[str]
+    """The functions started that did not pass."""
+    not_started: list[str] = field(default_factory=list)
+    """The chapters none of whose functions are started."""
+    files: str = ""
+    """The files worth a word (:meth:`~autograder.report.model.StudentResult.files_summary`),
+    each not graded with why; on an anonymised page, by chapter, without the file's name."""
 
     @property
     def percent(self) -> float:
@@ -149,13 +211,12 @@ class ClassInsight:
     learners: int
     reteach: list[ReteachSection]
     functions: list[FunctionStats]
-    """Hardest first: the smallest share of those who handed it in passed, then the
+    """Hardest first: the smallest share of those who started it passed, then the
     lowest mean score."""
     totals: list[float]
     """Each learner's total, in percent, in the rows' order."""
-    chapters: dict[str, list[float]] = field(default_factory=dict)
-    """Each chapter's scores, in percent, one per learner who handed it in, in the
-    report's order."""
+    chapters: list[ChapterStats] = field(default_factory=list)
+    """Each chapter, in the report's order."""
     rows: list[LearnerRow] = field(default_factory=list)
 
 
@@ -171,7 +232,7 @@ def class_insight(report: Report, anonymise: bool = False) -> ClassInsight:
         reteach=reteach_sections(students),
         functions=function_stats(students, totals),
         totals=[totals[s.student] for s in students],
-        chapters=chapter_scores(students),
+        chapters=chapter_stats(students),
         rows=sorted(
             (_row(s, anonymise) for s in students),
             # in the report's order (by name) the rows would tell the names' order
@@ -206,28 +267,28 @@ def function_stats(students: list[StudentResult], totals: dict[str, float]) -> l
                 )
             )
     found = [_function(key, graded, totals) for key, graded in results.items()]
-    return sorted(found, key=lambda f: (f.passed_of_handed_in, f.mean_percent))
+    return sorted(found, key=lambda f: (f.passed_of_started, f.mean_percent))
 
 
 def _function(
     key: tuple[str, str], graded: list[_Result], totals: dict[str, float]
 ) -> FunctionStats:
     max_score = max(result.max_score for result in graded)
-    handed_in = [result for result in graded if result.group != "absent"]
-    percents = [_percent(result.score, max_score) for result in handed_in]
-    hinted = [result for result in handed_in if result.hints_opened > 0]
+    started = [result for result in graded if result.group not in NOT_ATTEMPTED]
+    percents = [_percent(result.score, max_score) for result in started]
+    hinted = [result for result in started if result.hints_opened > 0]
     return FunctionStats(
         chapter=key[0],
         name=key[1],
         max_score=max_score,
         counts=dict(Counter(result.group for result in graded)),
-        median=statistics.median(result.score for result in handed_in) if handed_in else 0.0,
+        median=statistics.median(result.score for result in started) if started else 0.0,
         mean_percent=statistics.fmean(percents) if percents else 0.0,
-        discrimination=_correlation(percents, [totals[result.student] for result in handed_in]),
+        discrimination=_correlation(percents, [totals[result.student] for result in started]),
         hints_opened_by=len(hinted),
         passed_with_hints=sum(result.group == "passed" for result in hinted),
         passed_without_hints=sum(
-            result.group == "passed" for result in handed_in if result.hints_opened == 0
+            result.group == "passed" for result in started if result.hints_opened == 0
         ),
     )
 
@@ -242,15 +303,21 @@ def _correlation(xs: list[float], ys: list[float]) -> float | None:
 def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
     """The sections failed tests pointed to, the most learners first (then by name).
 
-    A learner counts once per section, however many of their tests pointed there.
+    A learner counts once per section, however many of their tests pointed there; a
+    function the learner has not started sends them nowhere. Each section counts the
+    learners who started one of the functions that sent someone there.
     """
     learners: dict[tuple[str, str], set[str]] = defaultdict(set)
     by_function: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     said: dict[tuple[str, str], Counter[tuple[bool, str]]] = defaultdict(Counter)
     causes: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     named: dict[tuple[str, str], TestPointer] = {}
+    started: dict[str, set[str]] = defaultdict(set)
     for student in students:
         for exercise in student.exercises:
+            if group_of(exercise) in NOT_ATTEMPTED:
+                continue
+            started[exercise.name].add(student.student)
             pointers = {}
             for test in exercise.tests:
                 if test.outcome == "passed" or test.pointer is None:
@@ -273,6 +340,7 @@ def reteach_sections(students: list[StudentResult]) -> list[ReteachSection]:
             functions=sorted(by_function[where].items(), key=lambda item: (-item[1], item[0])),
             example=min(said[where].items(), key=lambda item: (item[0][0], -item[1]))[0][1],
             causes=sorted(causes[where].items(), key=lambda item: (-item[1], item[0])),
+            started=len(set().union(*(started[name] for name in by_function[where]))),
         )
         for where, who in learners.items()
     ]
@@ -288,26 +356,30 @@ def _cause(test: TestResult) -> str:
     return test.kind or test.outcome
 
 
-def chapter_scores(students: list[StudentResult]) -> dict[str, list[float]]:
-    """Each chapter's score per learner who handed it in, in percent, chapters in the
-    report's order. A learner none of whose functions of a chapter were there (no
-    notebook, or a damaged one) has no score in it."""
-    chapters: dict[str, list[float]] = {}
+def chapter_stats(students: list[StudentResult]) -> list[ChapterStats]:
+    """Each chapter's :class:`ChapterStats`, in the report's order."""
+    chapters: dict[str, ChapterStats] = {}
     for student in students:
         earned: dict[str, list[float]] = {}
         handed_in: set[str] = set()
+        started: set[str] = set()
         for exercise in student.exercises:
             chapter = _chapter(exercise)
-            chapters.setdefault(chapter, [])
+            chapters.setdefault(chapter, ChapterStats(chapter, len(students), 0))
+            score = exercise.score  # a sum over its tests, asked for once
             pair = earned.setdefault(chapter, [0.0, 0.0])
-            pair[0] += exercise.score
+            pair[0] += score
             pair[1] += exercise.max_score
-            if group_of(exercise) != "absent":
+            group = _group(exercise.status, score)
+            if group != "absent":
                 handed_in.add(chapter)
+            if group not in NOT_ATTEMPTED:
+                started.add(chapter)
         for chapter, (score, max_score) in earned.items():
-            if chapter in handed_in:
-                chapters[chapter].append(_percent(score, max_score))
-    return chapters
+            chapters[chapter].handed_in += chapter in handed_in
+            if chapter in started:
+                chapters[chapter].scores.append(_percent(score, max_score))
+    return list(chapters.values())
 
 
 def pseudonym(name: str) -> str:
@@ -325,7 +397,21 @@ def _row(student: StudentResult, anonymise: bool) -> LearnerRow:
         student=student.student,
         score=student.score,
         max_score=student.max_score,
-        missed=[exercise.name for exercise in student.not_passed],
+        missed=[exercise.name for exercise in student.not_passed if exercise.started],
+        not_started=student.chapters_not_started(),
+        files=_files(student, anonymise),
+    )
+
+
+def _files(student: StudentResult, anonymise: bool) -> str:
+    """What the learner's row says of their files; a file's name, which the learner chose
+    and may hold their own, is left out on an anonymised page."""
+    if not anonymise:
+        return student.files_summary()
+    return "; ".join(
+        f"{file.chapter or 'a notebook'} not graded ({file.why})"
+        for file in student.files or []
+        if not file.graded
     )
 
 
