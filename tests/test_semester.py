@@ -438,6 +438,22 @@ def test_the_feedback_of_a_learner_who_started_nothing_is_shorter_than_the_list_
     assert len(lines) < len(course.notebooks), "\n".join(lines)
 
 
+def _after_the_score(feedback: str) -> str:
+    """The first paragraph of a feedback file after its title and score."""
+    paragraphs = [p for p in _unescaped(feedback).split("\n\n") if p.strip()]
+    return paragraphs[2]
+
+
+def test_the_feedback_of_a_learner_who_started_nothing_leads_with_the_first_chapter(
+    semester, course
+):
+    assert course.notebooks[0].id in _after_the_score(semester.feedback["eve"])
+
+
+def test_the_feedback_of_a_learner_with_a_damaged_file_leads_with_that_file(semester):
+    assert "custom_nodes.ipynb" in _after_the_score(semester.feedback["carol"])
+
+
 def test_feedback_gives_no_failure_or_hint_for_what_was_not_started(semester):
     # ada passed every function she started: the rest was never started
     feedback = semester.feedback["ada"]
@@ -542,3 +558,42 @@ def test_the_class_pages_pass_rate_counts_only_the_learners_who_started_the_func
 ):
     row = '#functions-table tr[data-function="count_leaves"]'
     assert float(class_page.value(f'{row} [data-group="passed"]')) == 0.5
+
+
+def _started(course: Course, function: str) -> int:
+    """How many learners started ``function`` (a damaged file's functions are not started)."""
+    return sum(function in answered(course)[learner] for learner in COLLECTED)
+
+
+@pytest.mark.browser
+def test_the_class_page_says_how_many_learners_started_each_function(class_page, course):
+    started = class_page.page.locator("#functions-table tbody tr").evaluate_all(
+        """rows => Object.fromEntries(rows.map(r => [r.dataset.function,
+            Number(r.querySelector('[data-name="started"]').dataset.value)]))"""
+    )
+    assert started == {name: _started(course, name) for name in started}
+    assert started["count_leaves"] == 2
+
+
+@pytest.mark.browser
+def test_the_class_page_says_a_section_to_reteach_of_how_many_who_started(class_page, course):
+    cell = class_page.page.locator('#reteach-table tr[data-anchor="none-is-a-node"] td.num')
+    assert cell.get_attribute("data-value") == "1"
+    assert cell.get_attribute("data-started") == str(_started(course, "is_leaf_type"))
+
+
+@pytest.mark.browser
+def test_the_class_page_says_too_few_learners_instead_of_a_discrimination(class_page):
+    cell = class_page.page.locator(
+        '#functions-table tr[data-function="count_leaves"] [data-name="discrimination"]'
+    )
+    assert cell.get_attribute("data-value") == ""
+    assert "too few" in cell.inner_text()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("learner", COLLECTED)
+def test_the_class_page_names_each_learners_chapters_not_started(class_page, course, learner):
+    titles = chapter_titles()
+    row = _learner_row(class_page, learner).inner_text()
+    assert [c for c in chapters_not_started(course, learner) if titles[c] not in row] == []
