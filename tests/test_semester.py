@@ -246,6 +246,11 @@ def started_by_someone(course: Course) -> set[str]:
     return {n.id for n in course.notebooks} - everyone - set(DAMAGED.values())
 
 
+def _started(course: Course, function: str) -> int:
+    """How many learners started ``function`` (a damaged file's functions are not started)."""
+    return sum(function in answered(course)[learner] for learner in COLLECTED)
+
+
 def _unescaped(markdown: str) -> str:
     """Markdown's text without the backslashes that escape ``_`` and ``[`` in it."""
     return re.sub(r"\\(.)", r"\1", markdown)
@@ -499,13 +504,26 @@ def test_what_to_reteach_leads_with_the_section_a_started_function_sent_a_learne
     assert sections[0].startswith("- **Leaves → None is a node**: 1 learner")
 
 
-def test_pass_rates_count_only_the_learners_who_started_the_function(semester):
+def _pass_rates(summary: str) -> list[str]:
+    """The rows of the summary's table of pass rates, hardest function first."""
+    section = _section(summary, "### Pass rates per function")
+    return [line for line in section if re.match(r"\| [^-].* \| `\w+` \|", line)]
+
+
+def test_pass_rates_count_only_the_learners_who_started_the_function(semester, course):
     # count_leaves: ada passed, bob failed, carol and eve never started it
-    [row] = [
-        line for line in _section(semester.summary, "### Pass rates per function")
-        if "`count_leaves`" in line
-    ]  # fmt: skip
-    assert "50%" in row and "25%" not in row, row
+    [row] = [line for line in _pass_rates(semester.summary) if "`count_leaves`" in line]
+    started = _started(course, "count_leaves")
+    assert f"| {started} of {len(COLLECTED)} |" in row, row
+    assert "| 50% |" in row and "25%" not in row, row
+
+
+def test_pass_rates_rank_every_function_someone_started_before_those_nobody_started(
+    semester, course
+):
+    ranked = [re.search(r"`(\w+)`", row).group(1) for row in _pass_rates(semester.summary)]
+    started = [_started(course, name) > 0 for name in ranked]
+    assert started == sorted(started, reverse=True), ranked
 
 
 # The class's page, in a browser ---------------------------------------------------------
@@ -560,11 +578,6 @@ def test_the_class_pages_pass_rate_counts_only_the_learners_who_started_the_func
     assert float(class_page.value(f'{row} [data-group="passed"]')) == 0.5
 
 
-def _started(course: Course, function: str) -> int:
-    """How many learners started ``function`` (a damaged file's functions are not started)."""
-    return sum(function in answered(course)[learner] for learner in COLLECTED)
-
-
 @pytest.mark.browser
 def test_the_class_page_says_how_many_learners_started_each_function(class_page, course):
     started = class_page.page.locator("#functions-table tbody tr").evaluate_all(
@@ -597,3 +610,14 @@ def test_the_class_page_names_each_learners_chapters_not_started(class_page, cou
     titles = chapter_titles()
     row = _learner_row(class_page, learner).inner_text()
     assert [c for c in chapters_not_started(course, learner) if titles[c] not in row] == []
+
+
+@pytest.mark.browser
+def test_the_class_page_ranks_every_function_someone_started_before_those_nobody_started(
+    class_page, course
+):
+    ranked = class_page.page.locator("#functions-table tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.function)"
+    )
+    started = [_started(course, name) > 0 for name in ranked]
+    assert started == sorted(started, reverse=True), ranked
