@@ -444,8 +444,10 @@ def test_the_feedback_of_a_learner_who_started_nothing_is_shorter_than_the_list_
 
 
 def _after_the_score(feedback: str) -> str:
-    """The first paragraph of a feedback file after its title and score."""
+    """The first paragraph of a feedback file after its title and score; it must come
+    before the first notebook's section."""
     paragraphs = [p for p in _unescaped(feedback).split("\n\n") if p.strip()]
+    assert not paragraphs[2].startswith("#"), paragraphs[2]
     return paragraphs[2]
 
 
