@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import textwrap
 import tokenize
 import traceback
 from dataclasses import dataclass, replace
@@ -12,6 +13,7 @@ from typing import Any
 
 from autograder.compare.explain import Pointer, explain
 from autograder.compare.failures import CallTimeout, FunctionMissing, LearnerError, WorkerCrashed
+from autograder.compare.returned import Calls
 from autograder.load.book import REREAD
 from autograder.load.course import TestCell
 
@@ -159,7 +161,11 @@ class Verdict:
 
 
 def run_test_cell(
-    test: TestCell, namespace: dict[str, Any], notebook: str, after_hidden: bool = False
+    test: TestCell,
+    namespace: dict[str, Any],
+    notebook: str,
+    after_hidden: bool = False,
+    calls: Calls | None = None,
 ) -> Verdict:
     """Run ``test`` in ``namespace`` and judge it by its assertions alone.
 
@@ -168,6 +174,8 @@ def run_test_cell(
     ``after_hidden`` says that the learner's worker has already been given hidden
     inputs (an earlier cell's hidden tests ran in it): its code could have kept
     them, so then a visible test's failure, too, shows no text of the worker's.
+    ``calls``, told of the cell's calls of the learner's functions, gives what the
+    function returned in a visible statement that failed, which its message then shows.
     """
     code = compile(test.source, test.filename, "exec", dont_inherit=True)
     try:
@@ -175,7 +183,10 @@ def run_test_cell(
     except AssertionError as exc:
         message = _assertion_message(exc, test)
         reread = _authored_reread(exc, test, message)
-        return Verdict("failed", message, _in_hidden(exc, test), "failed-check", reread)
+        hidden = _in_hidden(exc, test)
+        if not hidden and not after_hidden and calls is not None:
+            message = _with_returned(message, _returned(exc, test, calls))
+        return Verdict("failed", message, hidden, "failed-check", reread)
     except CallTimeout as exc:
         return Verdict(
             "timeout",
@@ -245,29 +256,73 @@ def _authored_reread(exc: AssertionError, test: TestCell, message: str) -> str:
     failed; else the first ``Reread`` of the message whose words a literal of the
     cell also holds.
     """
-    try:
-        tree = ast.parse(test.source)
-    except SyntaxError:
+    tree = _parsed(test)
+    if tree is None:
         return ""
-    line = _failing_line(exc, test)
-    statements = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.stmt)
-        and line is not None
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-        and not hasattr(node, "body")  # the simple statement, not the loop around it
-    ]
-    for statement in statements:
-        for text in _literals(statement):
-            if REREAD in text:
-                return text.split(REREAD, 1)[1]
+    statement = _statement_at(tree, _failing_line(exc, test))
+    for text in _literals(statement) if statement else []:
+        if REREAD in text:
+            return text.split(REREAD, 1)[1]
     cell_text = "\0".join(_literals(tree))
     for said in message.split(REREAD)[1:]:
         words = said.split(". ", 1)[0]
         if words and f"{REREAD}{words}" in cell_text:
             return said
     return ""
+
+
+def _parsed(test: TestCell) -> ast.Module | None:
+    try:
+        return ast.parse(test.source)
+    except SyntaxError:
+        return None
+
+
+def _statement_at(tree: ast.Module, line: int | None) -> ast.stmt | None:
+    """The simple statement of ``tree`` that spans ``line`` (not the loop around it)."""
+    if line is None:
+        return None
+    return next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.stmt)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            and not hasattr(node, "body")
+        ),
+        None,
+    )
+
+
+def _failing_statement(exc: BaseException, test: TestCell) -> tuple[int, int, str] | None:
+    """The first and last line of the statement of the cell that raised ``exc``, and its
+    source, whole however many lines it spans."""
+    line = _failing_line(exc, test)
+    if line is None:
+        return None
+    tree = _parsed(test)
+    statement = _statement_at(tree, line) if tree else None
+    first, last = (
+        (statement.lineno, statement.end_lineno or statement.lineno) if statement else (line, line)
+    )
+    lines = test.source.splitlines()[first - 1 : last]
+    source = textwrap.dedent("\n".join(lines)).strip()
+    return (first, last, source) if source else None
+
+
+def _returned(exc: AssertionError, test: TestCell, calls: Calls) -> str | None:
+    """What the tested function returned in the statement that failed, if it was called there."""
+    statement = _failing_statement(exc, test)
+    return calls.shown(test.function, statement[0], statement[1]) if statement else None
+
+
+def _with_returned(message: str, returned: str | None) -> str:
+    """``message`` with what the function returned after its first line, as data only."""
+    if not returned:
+        return message
+    first, newline, rest = message.partition("\n")
+    said = " It returned" if first.rstrip().endswith(".") else "; it returned"
+    return f"{first}{said} {returned}{newline}{rest}"
 
 
 def _literals(node: ast.AST) -> list[str]:
@@ -306,10 +361,9 @@ def _in_hidden(exc: BaseException, test: TestCell) -> bool:
 
 
 def _called_in(exc: BaseException, test: TestCell) -> str:
-    """The visible test's line that made the failing call: the input it was given."""
-    line = _failing_line(exc, test)
-    source = test.source.splitlines()[line - 1].strip() if line else ""
-    return f"\nCalled in the test: {source}" if source else ""
+    """The visible test's statement that made the failing call: the input it was given."""
+    statement = _failing_statement(exc, test)
+    return f"\nCalled in the test: {statement[2]}" if statement else ""
 
 
 def _assertion_message(exc: AssertionError, test: TestCell) -> str:
@@ -318,9 +372,8 @@ def _assertion_message(exc: AssertionError, test: TestCell) -> str:
         return authored
     if _in_hidden(exc, test):
         return f"A hidden test of {test.function} failed."
-    line = _failing_line(exc, test)
-    source = test.source.splitlines()[line - 1].strip() if line else ""
-    return f"This check failed: {source}"
+    statement = _failing_statement(exc, test)
+    return f"This check failed: {statement[2] if statement else ''}"
 
 
 def _missing_message(exc: FunctionMissing, test: TestCell, notebook: str, hidden: bool) -> str:

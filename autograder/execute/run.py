@@ -42,6 +42,9 @@ UNMEASURED_CALL_SECONDS = 10.0
 """A call's limit where no reference time can be had (``check``, which has no solutions)."""
 POLL_SECONDS = 0.05
 """How often a running call's CPU time is read."""
+SHOWN_SECONDS = 3.0
+"""How long the worker may take to tell what a function returned (its ``__repr__`` has
+:data:`~autograder.compare.returned.REPR_SECONDS`): a worker still busy after it is ended."""
 
 DERIVED_LIMIT = (
     f"at least {CALL_FLOOR_SECONDS:g} s of CPU time, else {CALL_FACTOR:g} times the reference "
@@ -293,6 +296,7 @@ class NotebookRun:
     _skipped: set[int] = field(default_factory=set)
     _started: bool = False
     _restarts: int = 0
+    _ended_by_shown: bool = False
     hidden_inputs_given: bool = False
 
     def __post_init__(self) -> None:
@@ -389,6 +393,29 @@ class NotebookRun:
 
         return worker.request(message, CALL_FLOOR_SECONDS, DERIVED_LIMIT, derive=derived)
 
+    def shown(self, name: str) -> str | None:
+        """The worker's short text of what its last call of ``name`` returned (see
+        :mod:`autograder.compare.returned`), as the worker sent it; None when it has
+        none or does not tell in time.
+
+        Only shown, never judged. A worker that does not answer in time is ended, and
+        the next start is not counted among the notebook's restarts: a value's
+        ``__repr__`` costs no test its verdict.
+        """
+        worker = self._worker
+        if worker is None or not worker.alive:
+            return None
+        why = f"the {SHOWN_SECONDS:g} s to tell what a function returned"
+        try:
+            reply = worker.request({"op": "shown", "name": name}, SHOWN_SECONDS, why)
+        except (CallTimeout, WorkerCrashed):
+            self._worker, self._ended_by_shown = None, True
+            return None
+        except wire.WireError:
+            return None
+        text = reply.get("text")
+        return text if reply.get("ok") and isinstance(text, str) else None
+
     def close(self) -> None:
         if self._worker is not None:
             self._worker.close()
@@ -404,6 +431,9 @@ class NotebookRun:
         return self._worker
 
     def _restart(self) -> WorkerProcess:
+        if self._ended_by_shown:  # not the learner's functions' doing: not counted
+            self._ended_by_shown = False
+            return self._run_cells()
         if self._restarts >= self.limits.restarts:
             raise WorkerCrashed("the notebook's worker had to be restarted too often")
         self._restarts += 1

@@ -7,6 +7,9 @@ pair of pipes: it reads a request from one and answers on the other.
 - ``{"op": "exec", "cell": i, "source": s}`` runs cell ``i`` of the notebook;
 - ``{"op": "call", "name": f, "args": [...], "kwargs": {...}}`` calls ``f`` and
   answers with its result as plain data (:mod:`autograder.execute.wire`);
+- ``{"op": "shown", "name": f}`` answers ``{"ok": true, "text": t}``, ``t`` a short
+  text of what the last call of ``f`` returned (:func:`autograder.compare.returned.short_repr`),
+  or ``{"ok": false}`` when that call raised or there was none;
 - ``{"op": "watch", "name": w, "args": [...], "kwargs": {...}}`` runs the watcher
   ``w`` of :mod:`autograder.learner.watchers` on the notebook's functions, named in the
   arguments as ``$learner`` (:mod:`autograder.execute.wire`), and answers with its result.
@@ -27,6 +30,7 @@ from typing import Any
 
 import jax
 
+from autograder.compare.returned import short_repr
 from autograder.execute import channel, wire
 from autograder.learner.watchers import (
     WATCHERS,
@@ -116,6 +120,9 @@ class Worker:
         self.watchers = dict(WATCHERS)
         remember_before_cells()
         self.told: set[str] = set()  # JAX's functions a cell replaced or holds, told once each
+        # What each learner function's last call returned, kept for "shown": its text is
+        # made only when a visible test asks, so a slow __repr__ costs no call its time.
+        self.returned: dict[str, Any] = {}
         # Time JAX spends tracing, lowering and compiling, reported with each call's
         # answer with the call's CPU time: the reference solutions' CPU time sets the
         # call limits, their compiling kept apart (autograder.execute.run). A learner's
@@ -148,10 +155,17 @@ class Worker:
         if op == "exec":
             return self.exec_cell(int(request["cell"]), str(request["source"]))
         if op == "call":
-            function = self.namespace.get(str(request["name"]))
+            name = str(request["name"])
+            self.returned.pop(name, None)
+            function = self.namespace.get(name)
             if not callable(function):
                 return self.missing()
-            return self.call(function, request["args"], request["kwargs"])
+            return self.call(function, request["args"], request["kwargs"], keep=name)
+        if op == "shown":
+            name = str(request["name"])
+            if name not in self.returned:
+                return {"ok": False}
+            return {"ok": True, "text": short_repr(self.returned[name])}
         if op == "watch":
             watcher = self.watchers.get(str(request["name"]))
             if watcher is None:
@@ -193,8 +207,11 @@ class Worker:
         reply = {"ok": False, "missing": True, "names": self.callable_names()}
         return reply if name is None else {**reply, "name": name}
 
-    def call(self, function: Any, raw_args: Any, raw_kwargs: Any) -> dict[str, Any]:
-        """Call ``function`` (the learner's, or a watcher) on decoded arguments."""
+    def call(
+        self, function: Any, raw_args: Any, raw_kwargs: Any, keep: str | None = None
+    ) -> dict[str, Any]:
+        """Call ``function`` (the learner's, or a watcher) on decoded arguments; what it
+        returns is kept in :attr:`returned` under ``keep``, when given."""
         name = getattr(function, "__name__", "the function")
         try:
             args = wire.decode(raw_args, jax_arrays=True, learner=self.namespace)
@@ -207,6 +224,8 @@ class Worker:
             result = function(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - so is a learner's function
             return {"ok": False, "error": describe_exception(exc)}
+        if keep is not None:
+            self.returned[keep] = result
         try:
             return {"ok": True, "value": wire.encode(result)}
         except BaseException as exc:  # noqa: BLE001 - a result's own methods may raise

@@ -20,6 +20,7 @@ from typing import Any
 import nbformat
 import pytest
 
+from autograder.compare.returned import Calls, one_line
 from autograder.compare.verdicts import Verdict, run_test_cell
 from autograder.devices import use_cpu_devices
 from autograder.execute import wire
@@ -39,6 +40,7 @@ from autograder.load.learner_notebook import (
     tampered_cells,
 )
 from autograder.load.stubs import not_started
+from autograder.report.text import clean
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 
@@ -83,14 +85,23 @@ def trusted_namespace(exercise: ExerciseNotebook) -> dict[str, Any]:
 
 class RemoteFunction(wire.LearnerRef):
     """Stands in for a name of the learner's notebook: calls it in the worker, returns
-    plain data. Handed to a watcher, it travels as the name."""
+    plain data, and tells ``calls`` of each call. Handed to a watcher, it travels as the name."""
 
-    def __init__(self, run: NotebookRun, name: str) -> None:
+    def __init__(self, run: NotebookRun, name: str, calls: Calls) -> None:
         super().__init__(name)
         self._run = run
+        self._calls = calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._run.call(self.__name__, args, kwargs)
+        self._calls.started(self.__name__)
+        value = self._run.call(self.__name__, args, kwargs)
+        self._calls.returned(self._shown)
+        return value
+
+    def _shown(self) -> str | None:
+        """What the worker says the last call returned: the learner's text, cleaned."""
+        text = self._run.shown(self.__name__)
+        return one_line(clean(text)) if text is not None else None
 
     def __repr__(self) -> str:
         return f"<the learner's {self.__name__}>"
@@ -187,9 +198,10 @@ class NotebookContext:
         for name, value in list(namespace.items()):
             if any(value is watcher for watcher in WATCHERS.values()):
                 namespace[name] = RemoteWatcher(self.run, value.__name__)
+        calls = Calls(test.filename)
         for name in test.free_names - namespace.keys():
-            namespace[name] = RemoteFunction(self.run, name)
-        return run_test_cell(test, namespace, self.exercise.filename, after_hidden)
+            namespace[name] = RemoteFunction(self.run, name, calls)
+        return run_test_cell(test, namespace, self.exercise.filename, after_hidden, calls)
 
     def close(self) -> None:
         if self.run is not None:

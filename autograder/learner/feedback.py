@@ -17,15 +17,19 @@ and never record a learner's progress on the grading machine.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from autograder.compare.returned import Calls, short_repr
 from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing
 from autograder.learner.notebook_file import kernel_history, notebook_file
 from autograder.learner.probes import label, probe_results
+from autograder.learner.watchers import WATCHERS
 from autograder.load.book import released_book_links
 from autograder.load.course import (
     Course,
@@ -105,10 +109,45 @@ def _first_failure(function: GradedFunction, namespace: dict[str, Any]) -> str |
     """The message of the first visible test of ``function`` that fails, as ``check`` runs
     them; None when they all pass, the values and the mechanism checks alike."""
     for test in function.tests:
-        verdict = run_test_cell(test, dict(namespace), f"{function.notebook}.ipynb")
+        calls = Calls(test.filename)
+        verdict = run_test_cell(
+            test, _recording(namespace, function.name, calls), f"{function.notebook}.ipynb",
+            calls=calls,
+        )  # fmt: skip
         if not verdict.passed:
             return verdict.message
     return None
+
+
+def _recording(namespace: dict[str, Any], name: str, calls: Calls) -> dict[str, Any]:
+    """A copy of ``namespace`` where the test's own calls of ``name`` are told to ``calls``.
+
+    The watchers are handed the learner's function itself, as grading hands them the
+    learner's name: they look at how it is jitted and what it calls.
+    """
+    learners = namespace[name]
+
+    @functools.wraps(learners)
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.started(name)
+        value = learners(*args, **kwargs)
+        calls.returned(lambda: short_repr(value))
+        return value
+
+    def unwrapped(watcher: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(watcher)
+        def watching(*args: Any, **kwargs: Any) -> Any:
+            given = [learners if arg is recorded else arg for arg in args]
+            return watcher(*given, **kwargs)
+
+        return watching
+
+    copy = dict(namespace)
+    for key, value in namespace.items():
+        if any(value is watcher for watcher in WATCHERS.values()):
+            copy[key] = unwrapped(value)
+    copy[name] = recorded
+    return copy
 
 
 def check(name: str | None = None) -> None:

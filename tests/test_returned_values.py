@@ -1,0 +1,135 @@
+"""A failing visible test says what the function returned, briefly; a hidden one never does.
+A test statement is shown whole, however many lines it spans."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+from autograder.compare.failures import LearnerError
+from autograder.compare.returned import MAX_SHOWN, Calls, short_repr
+from autograder.compare.verdicts import run_test_cell
+from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines
+from conftest import run_cli, write_variant
+
+SOURCE = """\
+assert f(1) == 2, "f(1) should be 2"
+### BEGIN HIDDEN TESTS
+assert f(3) == 6, "Reread Section X."
+### END HIDDEN TESTS
+"""
+WRONG_COUNT = (
+    "import jax\n\ndef count_leaves(tree, *, none_is_leaf=False):\n"
+    "    return len(jax.tree.leaves(tree))"
+)
+SAID = 'count_leaves({"a": 1, "b": [2, None]}, none_is_leaf=True) should be 3; it returned 2'
+
+
+def cell(source: str = SOURCE) -> TestCell:
+    return TestCell("test_f", "f", 1.0, source, hidden_lines(source))
+
+
+def verdict(function, source: str = SOURCE, after_hidden: bool = False):
+    """The verdict of ``source`` on ``function``, whose calls are told as the grader tells them."""
+    test = cell(source)
+    calls = Calls(test.filename)
+
+    def f(x):
+        calls.started("f")
+        value = function(x)
+        calls.returned(lambda: short_repr(value))
+        return value
+
+    return run_test_cell(test, {"f": f}, "nb.ipynb", after_hidden, calls)
+
+
+def test_a_failing_visible_assertion_says_what_the_function_returned():
+    assert verdict(lambda x: x).message == "f(1) should be 2; it returned 1"
+
+
+def test_a_failing_hidden_assertion_never_says_what_the_function_returned():
+    result = verdict(lambda x: 2 if x == 1 else 123456)
+    assert result.message == "Reread Section X." and "123456" not in result.message
+
+
+def test_a_visible_failure_after_hidden_inputs_says_nothing_the_function_returned():
+    assert verdict(lambda x: 7, after_hidden=True).message == "f(1) should be 2"
+
+
+def test_a_value_returned_to_an_earlier_statement_is_not_shown():
+    source = 'answer = f(1)\nassert answer == 2, "f(1) should be 2"\n'
+    assert verdict(lambda x: 7, source).message == "f(1) should be 2"
+
+
+def test_what_the_function_returned_follows_an_authored_sentence_as_one_of_its_own():
+    source = 'assert f(1) == 2, "f(1) should be 2. Reread Section X."\n'
+    assert verdict(lambda x: 7, source).message.endswith("Reread Section X. It returned 7")
+
+
+def test_a_section_named_in_what_the_function_returned_is_no_section_to_reread():
+    result = verdict(lambda x: "Reread Leaves → The registry")
+    assert "Reread Leaves" in result.message and result.reread == ""
+
+
+def test_a_statement_spanning_lines_is_shown_whole_where_the_call_raised():
+    source = 'assert f([1, (2, [3])]) == [1, 2, 3], (\n    "f should give [1, 2, 3]"\n)\n'
+
+    def raising(x):
+        raise LearnerError("f", {"type": "ValueError", "message": "no"})
+
+    message = run_test_cell(cell(source), {"f": raising}, "nb.ipynb").message
+    assert message.endswith(f"Called in the test: {source.strip()}")
+
+
+def test_an_assertion_without_a_message_is_shown_whole():
+    source = "assert f(1) == [\n    2,\n]\n"
+    message = run_test_cell(cell(source), {"f": lambda x: [x]}, "nb.ipynb").message
+    assert message.startswith("This check failed: assert f(1) == [\n    2,\n]")
+
+
+def test_a_short_repr_is_one_line_of_at_most_its_length():
+    text = short_repr(["line one\nline two", "x" * 10_000, list(range(1000))])
+    assert "\n" not in text and len(text) <= MAX_SHOWN
+
+
+def test_a_repr_that_raises_or_exits_is_shown_as_its_types_name():
+    class Raising:
+        def __repr__(self):
+            raise SystemExit(3)
+
+    assert short_repr(Raising()) == "<Raising>"
+
+
+def test_a_repr_that_never_ends_is_shown_as_its_types_name_within_a_second():
+    class Sleeping:
+        def __repr__(self):
+            time.sleep(60)
+            return "never"
+
+    started = time.monotonic()
+    assert short_repr(Sleeping()) == "<Sleeping>"
+    assert time.monotonic() - started < 1.0
+
+
+def test_check_in_a_notebook_says_what_the_function_returned(course, tmp_path):
+    notebook = course.notebook("leaves")
+    code = "\n".join([notebook.setup_source, textwrap.dedent(WRONG_COUNT), "check('count_leaves')"])
+    env = {"PYTREES_PROGRESS": str(tmp_path / "progress.json"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT,
+        env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"❌ FAIL count_leaves: {SAID}" in done.stdout
+
+
+def test_check_from_the_terminal_says_what_the_function_returned(tmp_path):
+    submission = write_variant(
+        SOLUTIONS / "leaves" / "leaves.ipynb", tmp_path / "leaves.ipynb",
+        {"count_leaves": WRONG_COUNT},
+    )  # fmt: skip
+    env = {"PYTREES_PROGRESS": str(tmp_path / "progress.json"), "PATH": "/usr/bin:/bin"}
+    done = run_cli("check", submission, env=env)
+    assert SAID in " ".join(done.stdout.split())
