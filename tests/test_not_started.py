@@ -246,3 +246,22 @@ def test_a_notebook_read_back_keeps_its_untouched_cells_apart(tmp_path):
         cell.source = cell.source.splitlines(True)
     path.write_text(json.dumps(nb), encoding="utf-8")
     assert {e.status for e in graded(LEAVES, path).exercises} == {"not-started"}
+
+
+def test_the_gradebook_comments_a_chapter_not_started(tmp_path):
+    from nbgrader.api import Gradebook
+
+    from autograder.report.gradebook import write_gradebook
+
+    course = COURSE.only(["leaves", "structure"])
+    learner = StudentResult("bob", [e for e in bob().exercises if "mapping" not in e.notebook])
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    write_gradebook(Report([learner], "bubblewrap"), course, url)
+    with Gradebook(url) as gradebook:
+        comments = {
+            notebook.id: gradebook.find_comment(
+                notebook.functions[0].name, notebook.id, notebook.id, "bob"
+            ).auto_comment
+            for notebook in course.notebooks
+        }
+    assert comments == {"leaves": None, "structure": "Not started"}
