@@ -93,3 +93,25 @@ def test_the_summary_says_under_its_score_where_grading_was_not_walled_off_or_no
     assert summary.splitlines()[2].endswith(
         "Graded with isolation: process, processes: not capped."
     )
+
+
+def test_with_no_hint_opened_the_summary_says_so_in_a_sentence():
+    summary = markdown_summary(mid_course())
+    hints = summary.split("### Hints opened\n", 1)[1]
+    assert "| Student |" not in hints
+    assert hints.rstrip().endswith("No learner's notebook records a hint opened.")
+
+
+def test_the_summary_tables_the_hints_opened_where_a_learner_opened_one():
+    report = mid_course()
+    report.students[0].exercises[0].hints_opened = 2
+    hints = markdown_summary(report).split("### Hints opened\n", 1)[1]
+    assert "| ada | `leaves`: 2 |" in hints.splitlines()
+
+
+def test_the_pass_rates_leave_out_the_functions_no_learner_started_and_say_how_many():
+    students = [learner(name, "failed", "not-started") for name in ("ada", "bob")]
+    rates = markdown_summary(Report(students, "bubblewrap", CAPPED)).split("Pass rates")[1]
+    rows = [line for line in rates.split("\n### ")[0].splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[1] for row in rows[2:]] == ["`leaves`"]
+    assert "1 function(s) that no learner started are left out." in rates

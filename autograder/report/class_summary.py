@@ -79,7 +79,7 @@ def class_summary(report: Report, insight: ClassInsight | None = None) -> str:
     there, through which functions), and "Pass rates per function", a table of how many
     learners started each function, the share of them in every outcome of
     :data:`~autograder.report.insight.stats.GROUPS`, and how many did not start it or
-    hand it in, hardest first.
+    hand it in, hardest first; a function no learner started is only counted.
     Empty for one learner or none: their summary already says it all. ``insight`` is
     the report's, where already worked out.
     """
@@ -117,12 +117,17 @@ def _pass_rates(insight: ClassInsight) -> list[str]:
         f"| Chapter | Function | Started | {groups} |",
         "| --- | --- |" + " ---: |" * (1 + len(GROUPS)),
     ]
+    unstarted = [function for function in insight.functions if not function.started]
     for function in insight.functions:
+        if not function.started:
+            continue
         rates = [f"{function.rate(group):.0%}" for group in outcomes]
         counts = [str(function.counts.get(group, 0)) for group in NOT_ATTEMPTED]
         cells = " | ".join([f"{function.started} of {function.learners}", *rates, *counts])
         name = markdown_cell(f"`{function.name}`")
         lines.append(f"| {markdown_cell(_chapter_title(function.chapter))} | {name} | {cells} |")
+    if unstarted:
+        lines += ["", f"{len(unstarted)} function(s) that no learner started are left out."]
     return lines
 
 

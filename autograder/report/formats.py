@@ -12,6 +12,7 @@ from pathlib import Path
 from autograder.compare.verdicts import MARKS
 from autograder.report.model import (
     HINTS_RECORD_NOTE,
+    NO_HINTS,
     SUMMARY_COLUMNS,
     ExerciseResult,
     Report,
@@ -125,6 +126,8 @@ def to_markdown(report: Report, class_part: str = "", class_top: str = "") -> st
         for note in student.notes:
             lines.append(f"- ℹ️ {markdown_cell(note.text)}")
     lines += ["", "### Hints opened", "", HINTS_RECORD_NOTE, ""]
+    if not any(e.hints_opened for student in report.students for e in student.exercises):
+        return "\n".join([*lines, NO_HINTS]) + "\n"
     lines += ["| Student | Hints opened, per function |", "| --- | --- |"]
     for student in report.students:
         lines.append(

@@ -83,6 +83,8 @@ HINTS_RECORD_NOTE = (
     "Hints opened are read from the hint outputs saved in each learner's notebook; "
     "a learner can clear or edit them."
 )
+NO_HINTS = "No learner's notebook records a hint opened."
+"""What a class's summary and page say in place of a table of hints opened, with none."""
 
 
 @dataclass

@@ -29,7 +29,7 @@ from autograder.report.insight.stats import (
     ReteachSection,
     class_insight,
 )
-from autograder.report.model import HINTS_RECORD_NOTE, Report
+from autograder.report.model import HINTS_RECORD_NOTE, NO_HINTS, Report
 from autograder.report.text import points
 
 _HERE = Path(__file__).parent
@@ -72,6 +72,7 @@ def class_page(
         easy=f"{EASY_MEAN:g}",
         hinted=[f for f in insight.functions if f.hints_opened_by],
         hints_note=HINTS_RECORD_NOTE,
+        no_hints=NO_HINTS,
         outcome_chart=charts.outcome_chart(insight.functions),
         total_chart=charts.histogram(insight.totals, "Total scores"),
         chapter_chart=charts.chapter_histograms({c.chapter: c.scores for c in insight.chapters}),
