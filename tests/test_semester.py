@@ -262,9 +262,13 @@ def _row(table: str, learner: str) -> str:
 
 
 def _terminal_row(semester: Semester, learner: str) -> str:
-    """``learner``'s row of the table ``grade`` printed."""
-    [row] = [line for line in semester.graded.stdout.splitlines() if f"│ {learner} " in line]
-    return row
+    """``learner``'s row of the table ``grade`` printed, with the lines its cells wrap onto."""
+    lines = semester.graded.stdout.splitlines()
+    [start] = [i for i, line in enumerate(lines) if line.startswith(f"│ {learner} ")]
+    end = start + 1
+    while end < len(lines) and re.match(r"│\s+│", lines[end]):  # the learner's cell is empty
+        end += 1
+    return "\n".join(lines[start:end])
 
 
 def _section(markdown: str, heading: str) -> list[str]:
