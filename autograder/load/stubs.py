@@ -14,7 +14,7 @@ import re
 
 import nbformat
 
-from autograder.load.course import SOLUTIONS, CourseError, ExerciseNotebook
+from autograder.load.course import EXERCISES, SOLUTIONS, CourseError, ExerciseNotebook
 from autograder.load.learner_notebook import top_level_names
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
@@ -27,13 +27,15 @@ CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 def released_stubs(exercise: ExerciseNotebook) -> dict[str, str]:
     """Each solution cell's source as the learner is given it, by grade_id (stripped).
 
-    Read from the released notebook as the course was loaded. Where that notebook is the
-    very file the learner works in (``check`` in the course's own repository reads the
-    course from ``exercises/``), its cells say nothing of the stubs: they are made from
-    the reference solutions in ``solutions/`` as nbgrader makes them, or there are none.
+    Read from the released notebook as the course was loaded: ``exercises/`` when grading
+    in the course's repository, a release's own course copy for its ``check``. Where
+    that notebook is the very file the learner works in (``check`` in the course's own
+    repository reads the course from ``exercises/``), its cells say nothing of the stubs:
+    they are made from the reference solutions in ``solutions/`` as nbgrader makes them,
+    or there are none.
     """
     names = {function.name for function in exercise.functions}
-    if exercise.path == exercise.released_path:
+    if EXERCISES in exercise.path.parents:
         solutions = SOLUTIONS / exercise.id / exercise.filename
         if not solutions.is_file():
             return {}
