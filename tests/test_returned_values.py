@@ -8,9 +8,12 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from autograder.compare.failures import LearnerError
 from autograder.compare.returned import MAX_SHOWN, Calls, short_repr
 from autograder.compare.verdicts import run_test_cell
+from autograder.execute.run import Limits, NotebookRun
 from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines
 from conftest import run_cli, write_variant
 
@@ -133,3 +136,37 @@ def test_check_from_the_terminal_says_what_the_function_returned(tmp_path):
     env = {"PYTREES_PROGRESS": str(tmp_path / "progress.json"), "PATH": "/usr/bin:/bin"}
     done = run_cli("check", submission, env=env)
     assert SAID in " ".join(done.stdout.split())
+
+
+HANGING = """\
+class Hanging(list):
+    def __repr__(self):
+        return str(sum(range(10**13)))  # C code: no signal stops it
+
+
+def hangs():
+    return Hanging([1])
+
+
+def pair():
+    return [1, 2]
+"""
+
+
+@pytest.fixture
+def run():
+    # no restart allowed: a worker ended for its repr must not use one
+    started = NotebookRun([(1, HANGING)], Limits(notebook_seconds=60, call_seconds=10, restarts=0))
+    yield started
+    started.close()
+
+
+def test_the_worker_says_what_its_last_call_of_a_function_returned(run):
+    assert run.call("pair", (), {}) == [1, 2]
+    assert run.shown("pair") == "[1, 2]"
+
+
+def test_a_worker_ended_for_a_repr_that_never_ends_costs_no_restart(run):
+    run.call("hangs", (), {})
+    assert run.shown("hangs") is None
+    assert run.call("pair", (), {}) == [1, 2]

@@ -95,13 +95,14 @@ class RemoteFunction(wire.LearnerRef):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._calls.started(self.__name__)
         value = self._run.call(self.__name__, args, kwargs)
-        self._calls.returned(self._shown)
+        self._calls.returned(lambda: self._shown(value))
         return value
 
-    def _shown(self) -> str | None:
-        """What the worker says the last call returned: the learner's text, cleaned."""
+    def _shown(self, value: Any) -> str:
+        """What the worker says the last call returned, cleaned (it is the learner's text);
+        the name of the type it arrived as, where the worker does not say in time."""
         text = self._run.shown(self.__name__)
-        return one_line(clean(text)) if text is not None else None
+        return one_line(clean(text if text is not None else f"<{type(value).__name__}>"))
 
     def __repr__(self) -> str:
         return f"<the learner's {self.__name__}>"
