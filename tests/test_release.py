@@ -511,7 +511,7 @@ def _setup_commands(readme: str) -> str:
 def test_a_release_installed_as_its_readme_says_gives_the_reference_solutions_full_marks(
     tmp_path, course
 ):
-    """Measured on 2 busy cores: about N s, most of it pip installing from its cache."""
+    """Measured on 2 cores shared with other jobs (load average 13 to 20): 551 s."""
     out = _released(tmp_path)
     for notebook in course.notebooks:
         shutil.copy(notebook.path, out / "exercises" / notebook.id / notebook.filename)
@@ -519,11 +519,14 @@ def test_a_release_installed_as_its_readme_says_gives_the_reference_solutions_fu
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if venv not in p)
     script = _setup_commands((out / "README.md").read_text(encoding="utf-8"))
-    script += "python -m autograder check --all\n"
+    # The README's remedy for a slow machine: the test suite loads every core, and the
+    # release measures no reference time to scale a call's limit by (10 s without one).
+    script += "python -m autograder check --all --call-timeout 120\n"
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
         capture_output=True, text=True, cwd=out, env=env, timeout=1800,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    results = [line for line in done.stdout.splitlines() if re.match(r"\S+ [A-Z]+ \w+ \(", line)]
+    assert done.returncode == 0, "\n".join(results) + done.stderr[-3000:]
     assert f"All visible tests pass, in all {len(course.notebooks)} notebooks." in done.stdout
     assert "ERROR" not in done.stdout

@@ -61,9 +61,9 @@ SKELETON = REPO_ROOT / "learners"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"
 
 # The checker's own needs (what ``check``, ``hint``, ``status`` and the notebooks' helpers
-# import, and the kernel and JupyterLab that run the notebooks) are its package's
-# ``dependencies`` there, where a package declares them; what the notebooks import is
-# read from the notebooks. Not nbgrader: nothing a learner runs imports it, and it would
+# import, and the kernel and JupyterLab that run the notebooks) are the ``dependencies``
+# its package declares in this file, where a package declares them; what the notebooks
+# import is read from the notebooks. Not nbgrader: nothing a learner runs imports it, and it would
 # add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to JupyterLab.
 LEARNERS_PYPROJECT = SKELETON / "pyproject.toml"
 
@@ -78,7 +78,8 @@ _INCLUDE = re.compile(r"(?:-r|--requirement)\s*=?\s*(\S+)")
 
 
 class ReleaseError(Exception):
-    """The release cannot be written; the message is the one-line reason."""
+    """The release cannot be written; the message is the reason (a line, or a line for
+    each notebook to fix)."""
 
 
 def write_release(
@@ -97,8 +98,7 @@ def write_release(
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
     is not empty, when ``exercises/`` is out of date with ``solutions/`` or holds
-    answers, or
-    when an exercise notebook still holds a solution region or a hidden test.
+    answers, or when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
     files = release_files(book_url, solutions, say)
