@@ -83,6 +83,7 @@ FIRST = (
     "test_book.py",  # builds the book: 103 s
     "test_authoring.py",
     "test_learner_tools.py",  # 50 s
+    "test_semester.py",  # releases, collects and grades a class: 55 s
     "test_attacks.py",
     "test_browser.py",  # walks the built book: 103 s
 )
