@@ -21,7 +21,7 @@ from autograder.grade.submission import grade_submission
 from autograder.learner import progress
 from autograder.load.course import EXERCISES, SOLUTIONS, load_course
 from autograder.load.handed_in import DAMAGED
-from autograder.load.stubs import released_stubs, stub_of
+from autograder.load.stubs import not_started, released_stubs, stub_of
 from autograder.load.submissions import Submission, find_submissions
 from autograder.report import console, feedback, formats
 from autograder.report.model import ExerciseResult, Report, StudentResult, TestResult
@@ -74,6 +74,13 @@ def test_a_function_written_in_a_cell_of_its_own_below_its_stub_is_started(tmp_p
         LEAVES.released_path, tmp_path / LEAVES.filename, {}, append=(function.source,)
     )
     assert graded(LEAVES, path).exercises[0].status == "passed"
+
+
+def test_a_function_written_below_its_stub_in_a_cell_led_by_a_magic_is_started(tmp_path):
+    function = LEAVES.functions[0]
+    answer = f"%time 1 + 1\n{function.source}"
+    path = write_variant(LEAVES.released_path, tmp_path / LEAVES.filename, {}, append=(answer,))
+    assert function.name not in not_started(nbformat.read(path, as_version=4), LEAVES)
 
 
 def test_a_notebook_with_nothing_started_starts_no_worker(tmp_path, monkeypatch):
@@ -183,6 +190,17 @@ def test_the_feedback_of_a_learner_who_started_nothing_is_a_few_lines():
     text = feedback.to_feedback(nothing)
     assert len(text.splitlines()) <= 8
     assert f"**Next:** start {COURSE.notebooks[0].id}." in text
+
+
+def test_feedback_with_every_started_function_passing_sends_the_learner_to_one_not_started():
+    almost = StudentResult(
+        "cy",
+        [
+            exercise("leaves", "count_leaves", "passed"),
+            exercise("leaves", "is_leaf_type", "not-started"),
+        ],
+    )
+    assert "**Next:** start is\\_leaf\\_type in leaves.ipynb." in feedback.to_feedback(almost)
 
 
 def test_junit_skips_the_tests_of_functions_not_started():

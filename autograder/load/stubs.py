@@ -9,6 +9,7 @@ at the top level of the cell, as a stub under a given class does), it is not run
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from typing import TYPE_CHECKING
@@ -99,5 +100,18 @@ def not_started(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> frozen
         if grade_id in stubs and grade_id not in untouched and source.strip() == stubs[grade_id]:
             untouched.add(grade_id)
         else:
-            bound |= top_level_names(source)
+            bound |= _names_bound(source)
     return frozenset(untouched - bound)
+
+
+def _names_bound(source: str) -> set[str]:
+    """The names a code cell binds as the worker runs it: a cell led by a magic
+    (``%time``, ``!pip``) does not parse as Python until IPython has turned it into Python.
+    IPython's transformer is imported only then (0.1 s)."""
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)
+    return top_level_names(source)

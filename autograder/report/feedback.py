@@ -94,7 +94,7 @@ def _exercise(exercise: ExerciseResult, links: BookLinks | None) -> list[str]:
 def next_step(student: StudentResult) -> str:
     """What the learner should do next, in a sentence: hand in again a file that could not
     be graded, else work on the first function started that does not pass, else start the
-    first chapter not started."""
+    first chapter not started, else the first function not started."""
     unread = student.damaged_notebooks()
     if unread:
         return f"re-save or re-download {', '.join(unread)}, then hand it in again."
@@ -107,6 +107,9 @@ def next_step(student: StudentResult) -> str:
         return f"start {not_started[0]}; everything started passes."
     if not_started:
         return f"start {not_started[0]}."
+    untouched = [exercise for exercise in student.exercises if not exercise.started]
+    if untouched:
+        return f"start {untouched[0].name} in {untouched[0].notebook}."
     return "nothing: every function passed every test."
 
 
