@@ -101,3 +101,9 @@ def not_started(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> frozen
         else:
             bound |= top_level_names(source)
     return frozenset(untouched - bound)
+
+
+def nothing_started(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> bool:
+    """Whether ``nb`` has started none of ``exercise``'s graded functions (see
+    :func:`not_started`): grading runs none of its code."""
+    return not_started(nb, exercise) == {function.name for function in exercise.functions}
