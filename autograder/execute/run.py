@@ -155,6 +155,13 @@ def _zygote_for(limits: Limits) -> zygotes.Zygote:
     )  # fmt: skip
 
 
+def start_zygote(limits: Limits) -> None:
+    """Start the zygote that forks the workers of ``limits``, now, if it is not running;
+    one that fails is started again, and reported, at the first call."""
+    with contextlib.suppress(zygotes.ZygoteFailed):
+        _zygote_for(limits)
+
+
 class WorkerProcess:
     """One worker, forked by the warm zygote, with a private scratch folder and limits."""
 
@@ -300,10 +307,8 @@ class NotebookRun:
     hidden_inputs_given: bool = False
 
     def __post_init__(self) -> None:
-        # The zygote starts now and imports JAX while the grader prepares the tests;
-        # a zygote that fails is started again, and reported, at the first call.
-        with contextlib.suppress(zygotes.ZygoteFailed):
-            _zygote_for(self.limits)
+        # The zygote starts now and imports JAX while the grader prepares the tests.
+        start_zygote(self.limits)
 
     def start_test(self, label: str, hidden: bool = False) -> None:
         """Count the calls that follow as test ``label``'s, from 0; ``hidden``: the test

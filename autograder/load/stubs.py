@@ -104,6 +104,12 @@ def not_started(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> frozen
     return frozenset(untouched - bound)
 
 
+def nothing_started(nb: nbformat.NotebookNode, exercise: ExerciseNotebook) -> bool:
+    """Whether ``nb`` has started none of ``exercise``'s graded functions (see
+    :func:`not_started`): grading runs none of its code."""
+    return not_started(nb, exercise) == {function.name for function in exercise.functions}
+
+
 def _names_bound(source: str) -> set[str]:
     """The names a code cell binds as the worker runs it: a cell led by a magic
     (``%time``, ``!pip``) does not parse as Python until IPython has turned it into Python.

@@ -3,9 +3,7 @@ UTF-8 files, Markdown, a spreadsheet), and points."""
 
 from __future__ import annotations
 
-import functools
 import re
-import sys
 import unicodedata
 
 MAX_MESSAGE = 2000
@@ -45,7 +43,7 @@ def clean(text: str, limit: int | None = MAX_MESSAGE) -> str:
     """
     text = _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
     if not text.isascii():
-        text = _NOT_TEXT.sub(REPLACEMENT, _format_characters().sub("", text))
+        text = _NOT_TEXT.sub(REPLACEMENT, _without_format_characters(text))
     if limit is None or len(text) <= limit:
         return text
     return text[:limit] + f" … [{len(text) - limit} more characters cut]"
@@ -58,17 +56,15 @@ def clean_name(text: str) -> str:
     return _LINE_BREAKS.sub(" ", clean(text, limit=None))
 
 
-@functools.cache
-def _format_characters() -> re.Pattern[str]:
-    """Every character of Unicode category Cf that this Python knows (built once, 0.1 s).
+def _without_format_characters(text: str) -> str:
+    """``text`` without its characters of Unicode category Cf, as this Python knows it.
 
-    Taken from :mod:`unicodedata` rather than written out, so that characters a later
-    Unicode version adds to the category are removed too.
+    Each distinct character of ``text`` is looked up, rather than a pattern of the whole
+    category built from all 1.1 million code points (0.13 s of CPU, a tenth of a
+    learner's ``check``); characters a later Unicode version adds are removed too.
     """
-    found = (chr(code) for code in range(sys.maxunicode + 1))
-    return re.compile(
-        "[" + "".join(re.escape(c) for c in found if unicodedata.category(c) == "Cf") + "]"
-    )
+    found = {ord(c): None for c in set(text) if unicodedata.category(c) == "Cf"}
+    return text.translate(found) if found else text
 
 
 def points(value: float) -> str:
