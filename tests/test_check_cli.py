@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.load.course import EXERCISES, SOLUTIONS, load_course
-from conftest import run_cli
+from conftest import run_cli, write_variant
 
 COURSE = load_course(EXERCISES)
 FIRST, SECOND = COURSE.notebooks[:2]
@@ -95,20 +95,29 @@ def test_all_finds_each_chapters_notebook_by_its_cells(tmp_path, monkeypatch):
     ]
 
 
+def wrong(notebook, target: Path) -> Path:
+    """``notebook`` with every function answered by one that returns None."""
+    answers = {
+        f.name: f"def {f.name}(*args, **kwargs):\n    return None" for f in notebook.functions
+    }
+    return write_variant(notebook.released_path, target, answers)
+
+
 def test_several_notebooks_lead_with_the_table_and_detail_only_what_fails(tmp_path, env):
     solved = copy(SOLUTIONS, FIRST, tmp_path / "solved.ipynb")
     untouched = copy(EXERCISES, SECOND, tmp_path / "untouched.ipynb")
-    done = run_cli("check", solved, untouched, env=env)
+    failing = wrong(COURSE.notebooks[2], tmp_path / "wrong.ipynb")
+    done = run_cli("check", solved, untouched, failing, env=env)
     lines = done.stdout.splitlines()
     assert "Your notebooks" in lines[0], done.stdout
     details = "\n".join(lines[next(i for i, line in enumerate(lines) if "└" in line) + 1 :])
     assert [f.name for f in FIRST.functions if f"{f.name} (" in details] == []
-    assert all(f"{function.name} (" in details for function in SECOND.functions)
+    assert [f.name for f in SECOND.functions if f"{f.name} (" in details] == []
+    assert all(f"{f.name} (" in details for f in COURSE.notebooks[2].functions)
 
 
 def test_a_message_wrapped_at_the_terminals_width_stays_indented(tmp_path, env):
-    untouched = copy(EXERCISES, SECOND, tmp_path / "untouched.ipynb")
-    done = run_cli("check", untouched, env={**env, "COLUMNS": "60"})
+    done = run_cli("check", wrong(SECOND, tmp_path / "wrong.ipynb"), env={**env, "COLUMNS": "60"})
     lines = done.stdout.splitlines()
     while lines and not lines[-1].startswith(" "):
         lines.pop()  # the closing lines stand on their own
