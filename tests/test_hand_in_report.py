@@ -14,6 +14,7 @@ from rich.console import Console
 from autograder.load.course import SOLUTIONS, load_course
 from autograder.report import console, feedback, formats
 from autograder.report.model import (
+    FILES_SAID,
     ExerciseResult,
     NotebookNote,
     Report,
@@ -117,6 +118,24 @@ def test_the_csv_row_of_the_chapter_says_which_files_were_graded():
     rows = list(csv.DictReader(io.StringIO(formats.to_csv(class_report()))))
     by_student = {row["student_id"]: row[formats.FILES_COLUMN] for row in rows}
     assert by_student == {"carol": SAID, "dan": ""}
+
+
+def damaged(*paths: str, chapter: str = "") -> StudentResult:
+    files = [{"path": p, "chapter": chapter, "graded": False, "why": "damaged"} for p in paths]
+    return StudentResult(
+        "eve", [ExerciseResult("aux_data.ipynb", "split_static", 1.0)], [], files_of(files)
+    )
+
+
+def test_the_csv_row_of_each_chapter_names_a_file_of_no_chapter():
+    rows = list(csv.DictReader(io.StringIO(formats.to_csv(class_report(damaged("notes.ipynb"))))))
+    assert [row[formats.FILES_COLUMN] for row in rows] == ["not graded notes.ipynb (damaged)"]
+
+
+def test_a_row_names_a_few_files_and_counts_the_rest():
+    said = damaged(*(f"f{i}.ipynb" for i in range(3000)), chapter="aux_data").files_summary()
+    assert said.count("not graded f") == FILES_SAID
+    assert said.endswith(f"and {3000 - FILES_SAID} more files not graded or renamed")
 
 
 def test_the_junit_suite_of_the_learner_says_which_files_were_graded():

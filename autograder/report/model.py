@@ -79,6 +79,10 @@ class TestResult:
 NO_NOTEBOOK = "no notebook to grade"
 """What a learner's row says of a hand-in that held no notebook of the chapters graded."""
 
+FILES_SAID = 5
+"""How many files a learner's row names (a hand-in may hold thousands); the rest are
+counted, and the JSON report's ``files`` lists them all."""
+
 HINTS_RECORD_NOTE = (
     "Hints opened are read from the hint outputs saved in each learner's notebook; "
     "a learner can clear or edit them."
@@ -185,14 +189,15 @@ class StudentResult:
     def files_summary(self, chapter: str | None = None) -> str:
         """The files worth a word, in one line for the learner's row: each file graded
         under another name than its chapter's or beside other copies, and each file not
-        graded, with why. ``chapter`` keeps that chapter's files only. Empty when there
-        is nothing to say; :data:`NO_NOTEBOOK` when the hand-in held none.
+        graded, with why; past :data:`FILES_SAID`, only how many more. ``chapter`` keeps
+        that chapter's files and those of no chapter. Empty when there is nothing to say;
+        :data:`NO_NOTEBOOK` when the hand-in held none.
         """
         if self.files is None:
             return ""
         if not self.files and chapter is None:
             return NO_NOTEBOOK
-        files = [f for f in self.files if chapter is None or f.chapter == chapter]
+        files = [f for f in self.files if chapter is None or f.chapter in (chapter, "")]
         copied = {f.chapter for f in files if not f.graded}
         said = []
         for file in files:
@@ -200,6 +205,8 @@ class StudentResult:
                 said.append(f"not graded {file.path} ({file.why})")
             elif file.chapter in copied or Path(file.path).name != f"{file.chapter}.ipynb":
                 said.append(f"graded {file.path} as {file.chapter}")
+        if len(said) > FILES_SAID:
+            said[FILES_SAID:] = [f"and {len(said) - FILES_SAID} more files not graded or renamed"]
         return "; ".join(said)
 
     @property
