@@ -275,6 +275,15 @@ def test_a_function_few_have_reached_is_not_ranked_hardest():
     assert [f.name for f in ranked] == ["g", "f"]
 
 
+def test_functions_no_learner_started_come_after_every_function_someone_started():
+    students = [
+        StudentResult(name, [_exercise("f", [("passed", 1)]), _exercise("g", [("not-started", 0)])])
+        for name in ("ada", "bob")
+    ]
+    ranked = function_stats(students, dict.fromkeys(("ada", "bob"), 1.0))
+    assert [f.name for f in ranked] == ["f", "g"]
+
+
 def test_a_section_to_reteach_counts_the_learners_who_started_its_functions():
     students = [
         StudentResult("ada", [_exercise("f", [("failed", 0)], CHILDREN)]),

@@ -253,7 +253,8 @@ class _Result(NamedTuple):
 
 
 def function_stats(students: list[StudentResult], totals: dict[str, float]) -> list[FunctionStats]:
-    """One :class:`FunctionStats` per graded function, hardest first."""
+    """One :class:`FunctionStats` per graded function, hardest first, then those no learner
+    started (they say nothing of how hard they are)."""
     results: dict[tuple[str, str], list[_Result]] = defaultdict(list)
     for student in students:
         for exercise in student.exercises:
@@ -267,7 +268,7 @@ def function_stats(students: list[StudentResult], totals: dict[str, float]) -> l
                 )
             )
     found = [_function(key, graded, totals) for key, graded in results.items()]
-    return sorted(found, key=lambda f: (f.passed_of_started, f.mean_percent))
+    return sorted(found, key=lambda f: (not f.started, f.passed_of_started, f.mean_percent))
 
 
 def _function(
