@@ -28,7 +28,6 @@ from autograder.author.release import (
     require_no_markers,
     write_release,
 )
-from autograder.execute.worker import to_python
 from autograder.load.course import (
     EXERCISES,
     REPO_ROOT,
@@ -37,6 +36,7 @@ from autograder.load.course import (
     load_course,
     load_notebook,
 )
+from autograder.load.learner_notebook import to_python
 from autograder.load.submissions import find_submissions
 from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant

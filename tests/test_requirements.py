@@ -10,8 +10,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.execute.worker import to_python
 from autograder.load.course import PACKAGE_DIR, REPO_ROOT, SOLUTIONS
+from autograder.load.learner_notebook import to_python
 
 GRADING = REPO_ROOT / "requirements-grading.txt"
 FULL = REPO_ROOT / "requirements.txt"

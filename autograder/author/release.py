@@ -56,6 +56,7 @@ from autograder.load.course import (
     grader_sources,
     load_course,
 )
+from autograder.load.learner_notebook import to_python
 
 SKELETON = REPO_ROOT / "learners"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"
@@ -260,16 +261,12 @@ def notebook_imports(path: Path, text: str) -> list[str]:
 
     Raises ReleaseError naming ``path`` when a code cell is not Python.
     """
-    # imported here: IPython takes a while to import, and only a release reads magics
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    magics = TransformerManager()
     found: list[str] = []
     for cell in nbformat.reads(text, as_version=4).cells:
         if cell.cell_type != "code":
             continue
         try:
-            tree = ast.parse(magics.transform_cell(cell.source))
+            tree = ast.parse(to_python(cell.source))
         except SyntaxError as exc:
             raise ReleaseError(f"{path.as_posix()}: a code cell is not Python: {exc}") from None
         for node in ast.walk(tree):

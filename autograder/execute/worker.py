@@ -38,7 +38,7 @@ from autograder.learner.watchers import (
     registry_methods_held,
     remember_before_cells,
 )
-from autograder.load.learner_notebook import cell_label
+from autograder.load.learner_notebook import cell_label, to_python
 
 MAX_MESSAGE_TEXT = 2000
 COMPILE_EVENTS = "/jax/core/compile/"
@@ -54,15 +54,6 @@ class _MagicsSkipped:
 
 def cell_filename(index: int) -> str:
     return f"<cell {index}>"
-
-
-def to_python(source: str) -> str:
-    """Cell source as plain Python: IPython turns magics into ``get_ipython()`` calls."""
-    if "%" not in source and "!" not in source:
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
 
 
 def describe_exception(exc: BaseException) -> dict[str, str]:

@@ -121,6 +121,15 @@ def cells_to_run(
     return cells
 
 
+def to_python(source: str) -> str:
+    """Cell source as plain Python: IPython turns magics into ``get_ipython()`` calls."""
+    if "%" not in source and "!" not in source:
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
 def top_level_names(source: str) -> set[str]:
     """Names ``source`` binds in the module's namespace: at its top level (inside
     ``if``, ``for``, ``with`` or ``try`` too, not inside a function or class body),
