@@ -37,9 +37,14 @@ EXIT_NOT_WRITTEN = 4
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if _command_named(arguments) == "check":
+        from autograder import warm
+
+        if warm.wanted() and (code := warm.check_warm(arguments)) is not None:
+            return code
     from autograder.load.course import SOLUTIONS
 
-    arguments = sys.argv[1:] if argv is None else argv
     parser = _parser(instructor=SOLUTIONS.is_dir(), command=_command_named(arguments))
     args = parser.parse_args(arguments)
     try:

@@ -20,6 +20,10 @@ from autograder.devices import use_cpu_devices
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 from autograder.store.folder import cache_environment
 
+# The suite's checks run in their own processes unless a test asks for the warm checker
+# (tests/test_warm_check.py): a run with -s has a terminal, and would leave checkers behind.
+os.environ.setdefault("AUTOGRADER_WARM_CHECK", "0")
+
 # The grader's own process gives JAX its CPU devices before its first operation; the
 # tests that grade in this process must have the same count set first.
 use_cpu_devices()

@@ -257,14 +257,23 @@ def zygote(
 ) -> Zygote:
     """The running zygote for this kind of worker, name and preload, started on first use."""
     key = (sandbox, processes, memory_bytes, store, name, preload)
-    current = _zygotes.get(key)
+    current = _zygotes.pop(key, None)  # put back last: the order is that of last use
     if current is None or not current.alive or current.owner != os.getpid():
         if current is not None and current.owner == os.getpid():
             current.close()
         _close_at_exit()
         _sweep_once()
-        current = _zygotes[key] = Zygote(sandbox, processes, memory_bytes, store, preload)
+        current = Zygote(sandbox, processes, memory_bytes, store, preload)
+    _zygotes[key] = current
     return current
+
+
+def close_all_but(count: int) -> None:
+    """Stop this process's zygotes but the ``count`` used last."""
+    for key in list(_zygotes)[: max(len(_zygotes) - count, 0)]:
+        current = _zygotes.pop(key)
+        if current.owner == os.getpid():
+            current.close()
 
 
 SCRATCH_PREFIX = "pytrees-zygote-"

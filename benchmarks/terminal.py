@@ -1,0 +1,95 @@
+"""What a learner waits for at a terminal: ``status``, and ``check`` of one answered notebook,
+in a process of its own and in the warm checker, timed on the clock.
+
+    python benchmarks/terminal.py               # the Leaves notebook, 5 runs of each
+    python benchmarks/terminal.py --chapter mapping --runs 9
+
+Writes the chapter's exercise notebook with every answer cell holding the reference
+solution (what a learner who solved it has), into a temporary folder, then times:
+``status``; ``check`` with ``AUTOGRADER_WARM_CHECK=0`` (a fresh process each time); the
+first warm check (it starts the checker); and the warm checks after it. Prints the median
+and range of each. Run it on an otherwise idle machine, from the repository's root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import nbformat  # noqa: E402
+
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS  # noqa: E402
+
+
+def answered(chapter: str, target: Path) -> Path:
+    """The released notebook of ``chapter`` with the reference solution in each answer cell."""
+    solutions = nbformat.read(SOLUTIONS / chapter / f"{chapter}.ipynb", as_version=4)
+    answers = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in solutions.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+    notebook = nbformat.read(EXERCISES / chapter / f"{chapter}.ipynb", as_version=4)
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    nbformat.write(notebook, target)
+    return target
+
+
+def timed(arguments: list[str], environment: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "autograder", *arguments],
+        cwd=REPO_ROOT, env=environment, capture_output=True, check=False,
+    )  # fmt: skip
+    return time.perf_counter() - started
+
+
+def shown(name: str, seconds: list[float]) -> str:
+    middle, low, high = statistics.median(seconds), min(seconds), max(seconds)
+    return f"{name:<28} median {middle:.2f} s  ({low:.2f}-{high:.2f}, {len(seconds)} runs)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chapter", default="leaves")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench") as folder:
+        notebook = answered(args.chapter, Path(folder) / f"{args.chapter}.ipynb")
+        sockets = Path(folder) / "run"
+        sockets.mkdir()
+        base = {
+            **os.environ,
+            "PYTREES_PROGRESS": str(Path(folder) / "progress.json"),
+            "XDG_RUNTIME_DIR": str(sockets),
+        }
+        cold = {**base, "AUTOGRADER_WARM_CHECK": "0"}
+        hot = {**base, "AUTOGRADER_WARM_CHECK": "1"}
+        check = ["check", str(notebook)]
+        try:
+            print(shown("status", [timed(["status"], cold) for _ in range(args.runs)]))
+            print(shown("check, own process", [timed(check, cold) for _ in range(args.runs)]))
+            print(shown("check, starting the checker", [timed(check, hot)]))
+            print(shown("check, warm", [timed(check, hot) for _ in range(args.runs)]))
+        finally:
+            for lock in sockets.glob("*/*.lock"):
+                with contextlib.suppress(ValueError, ProcessLookupError):
+                    os.kill(int(lock.read_text()), signal.SIGTERM)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""The warm checker: a terminal's ``check`` answered by a process that keeps JAX, pytest and
+the zygotes between one learner's checks, printing and exiting exactly as a check in its own
+process does."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from test_command_imports import modules_loaded_by
+
+from autograder import warm, warm_server
+from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from conftest import run_cli, write_variant
+
+COURSE = load_course(EXERCISES)
+FIRST, SECOND = COURSE.notebooks[:2]
+
+
+@pytest.fixture
+def sockets():
+    """A folder for this test's warm checkers (short: a socket's path has at most 107
+    bytes), whose checkers are stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="warm"))
+    yield folder
+    for lock in folder.glob("*/*.lock"):
+        with contextlib.suppress(ValueError, ProcessLookupError):
+            os.kill(int(lock.read_text() or "0"), signal.SIGTERM)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def environment(tmp_path: Path, sockets: Path, setting: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTREES_PROGRESS": str(tmp_path / "progress.json"),
+        "COLUMNS": "120",
+        "XDG_RUNTIME_DIR": str(sockets),
+        warm.SETTING: setting,
+    }
+
+
+def wrong(notebook, target: Path) -> Path:
+    answers = {f.name: f"def {f.name}(*args, **kwargs):\n    return 0" for f in notebook.functions}
+    return write_variant(notebook.released_path, target, answers)
+
+
+def test_a_warm_check_prints_and_exits_as_a_check_in_its_own_process(tmp_path, sockets):
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    failing = wrong(SECOND, tmp_path / "wrong.ipynb")
+    cold = run_cli("check", solved, failing, env=environment(tmp_path, sockets, "0"))
+    assert cold.returncode == 1, cold.stdout + cold.stderr
+    for _ in ("starting the checker", "asking the running one"):
+        warmed = run_cli("check", solved, failing, env=environment(tmp_path, sockets, "1"))
+        assert (warmed.stdout, warmed.stderr, warmed.returncode) == (
+            cold.stdout,
+            cold.stderr,
+            cold.returncode,
+        )
+    assert list(sockets.glob("*/*.sock")), "no warm checker answered"
+
+
+def test_a_warm_checks_usage_error_is_the_commands(tmp_path, sockets):
+    cold = run_cli("check", "auxdata", env=environment(tmp_path, sockets, "0"))
+    warmed = run_cli("check", "auxdata", env=environment(tmp_path, sockets, "1"))
+    assert (warmed.stderr, warmed.returncode) == (cold.stderr, 2)
+
+
+def test_the_command_of_a_warm_check_imports_neither_jax_nor_pytest_nor_nbformat(
+    tmp_path, sockets, monkeypatch
+):
+    for name, value in environment(tmp_path, sockets, "1").items():
+        monkeypatch.setenv(name, value)
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    loaded = {m.split(".")[0] for m in modules_loaded_by(tmp_path, "check", str(solved))}
+    assert list(sockets.glob("*/*.sock")), "no warm checker answered"
+    assert loaded & {"jax", "numpy", "nbformat", "pytest", "rich"} == set()
+
+
+def test_each_warm_check_reads_the_course_anew():
+    from autograder.grade import plugin
+    from autograder.load import book, course, stubs
+
+    exercise = load_course(EXERCISES).notebooks[0]
+    stubs.released_stubs(exercise)
+    plugin.course_copy(exercise)
+    book.released_book_links()
+    plugin._TRUSTED_SETUP[exercise.path] = {}
+    warm_server.forget()
+    cached = [
+        f"{name}.{attribute}"
+        for name, module in list(sys.modules.items())
+        if name.startswith("autograder.")
+        for attribute, value in vars(module).items()
+        if getattr(value, "__module__", None) == name
+        and hasattr(value, "cache_info")
+        and value.cache_info().currsize
+    ]
+    assert cached == []
+    assert plugin._TRUSTED_SETUP == {}
+    assert course.load_course.cache_info().currsize == 0
+
+
+def test_the_warm_checker_runs_only_check():
+    request = {
+        "arguments": ["grade", "exercises"],
+        "cwd": os.getcwd(),
+        "environment": {},
+        "umask": 0o22,
+        "stdout_tty": False,
+        "stderr_tty": False,
+        "encoding": "utf-8",
+    }
+    with pytest.raises(ValueError, match="only check"):
+        warm_server.run_request(request)
+
+
+def test_a_socket_folder_others_may_open_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    (tmp_path / f"pytrees-{os.getuid()}").mkdir(mode=0o777)
+    os.chmod(tmp_path / f"pytrees-{os.getuid()}", 0o777)
+    with pytest.raises(OSError, match="not a private folder"):
+        warm.checker_address(os.getcwd())
+    assert warm.check_warm(["check", "leaves"]) is None
+
+
+def test_a_checker_that_ends_without_answering_leaves_the_check_to_the_command(
+    sockets, monkeypatch
+):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(sockets))
+    address = warm.checker_address(os.getcwd())
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(address))
+    listener.listen(1)
+
+    def hang_up() -> None:
+        connection, _ = listener.accept()
+        connection.close()
+
+    thread = threading.Thread(target=hang_up)
+    thread.start()
+    try:
+        assert warm.check_warm(["check", "leaves"]) is None
+    finally:
+        thread.join(timeout=10)
+        listener.close()
+
+
+@pytest.mark.parametrize(
+    ("setting", "terminal", "ci", "expected"),
+    [
+        ("", True, "", True),
+        ("", False, "", False),
+        ("", True, "true", False),
+        ("0", True, "", False),
+        ("1", False, "true", True),
+    ],
+)
+def test_checks_are_warm_where_a_person_waits_at_a_terminal(
+    monkeypatch, setting, terminal, ci, expected
+):
+    monkeypatch.setenv(warm.SETTING, setting)
+    monkeypatch.setenv("CI", ci)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    assert warm.wanted() is expected
+
+
+def test_a_checker_keeps_only_the_zygote_it_used_last(monkeypatch):
+    from autograder.isolate import zygotes
+
+    closed = []
+
+    class Zygote:
+        def __init__(self, sandbox, *rest) -> None:
+            self.sandbox, self.owner, self.alive = sandbox, os.getpid(), True
+
+        def close(self) -> None:
+            closed.append(self.sandbox)
+
+    monkeypatch.setattr(zygotes, "Zygote", Zygote)
+    monkeypatch.setattr(zygotes, "_zygotes", {})
+    monkeypatch.setattr(zygotes, "_close_at_exit", lambda: None)
+    monkeypatch.setattr(zygotes, "_sweep_once", lambda: None)
+    sandboxed = zygotes.zygote(True, 1, 1)
+    zygotes.zygote(False, 1, 1)
+    assert zygotes.zygote(True, 1, 1) is sandboxed
+    zygotes.close_all_but(1)
+    assert closed == [False]
+    assert list(zygotes._zygotes.values()) == [sandboxed]
+
+
+def test_the_checker_knows_who_calls_it():
+    one, other = socket.socketpair(socket.AF_UNIX)
+    with one, other:
+        assert warm_server._caller_uid(one) == os.getuid()
