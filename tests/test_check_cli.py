@@ -123,3 +123,11 @@ def test_a_message_wrapped_at_the_terminals_width_stays_indented(tmp_path, env):
         lines.pop()  # the closing lines stand on their own
     assert len(lines) > 3 * len(SECOND.functions), "no message was wrapped"
     assert [line for line in lines if line[:1] not in ("", " ") and "FAIL" not in line] == []
+
+
+def test_several_notebooks_name_those_not_started_once_after_the_table(tmp_path, env):
+    solved = copy(SOLUTIONS, FIRST, tmp_path / "solved.ipynb")
+    untouched = copy(EXERCISES, SECOND, tmp_path / "untouched.ipynb")
+    done = run_cli("check", solved, untouched, env=env)
+    below_the_table = done.stdout.split("┘", 1)[1].splitlines()
+    assert len([line for line in below_the_table if untouched.name in line]) == 1, done.stdout

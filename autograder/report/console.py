@@ -143,12 +143,13 @@ def print_feedback(
     When ``student`` holds several notebooks, each notebook's functions follow its name:
     the file checked, as ``names`` gives it by the exercise's file name. With
     ``failed_only``, functions that pass or are not started are left out (a table above
-    says how each notebook stands), and so are notebooks left with nothing to show.
+    says how each notebook stands), and so are notebooks left with nothing to show;
+    without it, several notebooks' chapters not started are named in one line.
     """
     names = names or {}
     shown = [e for e in student.exercises if not failed_only or e.status not in UNREMARKABLE]
     several = len({exercise.notebook for exercise in student.exercises}) > 1
-    not_started = student.chapters_not_started() if several else []
+    not_started = student.chapters_not_started() if several and not failed_only else []
     if not_started:
         named = [names.get(f"{chapter}.ipynb", f"{chapter}.ipynb") for chapter in not_started]
         out.print(f"{mark('not-started')} {', '.join(named)}", markup=False)
