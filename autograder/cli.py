@@ -127,7 +127,7 @@ def _parser(instructor: bool, command: str | None = None) -> argparse.ArgumentPa
     ``status`` or ``check`` about a second (numpy, nbformat, pytest, JAX).
     """
     learner = "Check your exercise notebooks and see your progress."
-    description = __doc__.split("\n\n")[0] if instructor else learner
+    description = __doc__.split("\n\n")[0].replace("``", "") if instructor else learner
     parser = argparse.ArgumentParser(prog="python -m autograder", description=description)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     for name, (help_text, add_arguments) in _commands(instructor).items():

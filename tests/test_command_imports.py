@@ -82,3 +82,12 @@ def test_the_help_names_every_command_in_its_description():
     commands = re.findall(r"^    ([a-z-]+)", listing, flags=re.M)
     assert {"grade", "check", "status"} <= set(commands), "the listing was not read"
     assert [command for command in commands if command not in description] == []
+
+
+def test_the_help_shows_no_markup_of_the_source_docstrings():
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "--help"], cwd=REPO_ROOT, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    assert "python -m autograder" in done.stdout
+    assert "``" not in done.stdout
