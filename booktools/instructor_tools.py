@@ -42,12 +42,14 @@ def server_arguments() -> list[str]:
     return [f"--ServerApp.jpserver_extensions={name}=False" for name in server_extensions()]
 
 
-def write_lab_config(folder: Path) -> Path:
+def write_lab_config(folder: Path, also: tuple[str, ...] = ()) -> Path:
     """Write into ``folder`` a Jupyter config folder whose page config disables nbgrader's
-    JupyterLab plugins, and return it; it is put on ``JUPYTER_CONFIG_PATH``."""
+    JupyterLab plugins, and the plugins ``also`` names, and return it; it is put on
+    ``JUPYTER_CONFIG_PATH``."""
     page_config = folder / "labconfig" / "page_config.json"
     page_config.parent.mkdir(parents=True, exist_ok=True)
-    page_config.write_text(json.dumps({"disabledExtensions": {LAB_EXTENSION: True}}, indent=2))
+    disabled = dict.fromkeys((LAB_EXTENSION, *also), True)
+    page_config.write_text(json.dumps({"disabledExtensions": disabled}, indent=2))
     return folder
 
 

@@ -8,7 +8,8 @@ JupyterLab through the ``JUPYTER_TOKEN`` environment variable, never through the
 line, which every local account can read with ``ps``; a process's environment is
 readable only by its own user.
 
-It leaves out nbgrader's instructor tools (:mod:`booktools.instructor_tools`).
+It leaves out nbgrader's instructor tools (:mod:`booktools.instructor_tools`), and
+JupyterLab's question about fetching Jupyter's news.
 
 JupyterLab keeps its XSRF checks. The book's pages send the token in an
 ``Authorization`` header (and in the kernel websocket's address), which jupyter_server
@@ -31,6 +32,9 @@ from booktools import instructor_tools
 
 # The port the book's pages assume when the address names no other (book/_static/live-code.js).
 DEFAULT_LAB_PORT = 8888
+# JupyterLab's plugin that asks, on a first start, whether to fetch Jupyter's news, and
+# then checks for a newer JupyterLab: a question a learner opening an exercise need not answer.
+ANNOUNCEMENTS = "@jupyterlab/apputils-extension:announcements"
 
 
 def new_token() -> str:
@@ -100,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         runtime = make_runtime_folder_private()
-        config = instructor_tools.write_lab_config(runtime / "learner-config")
+        config = instructor_tools.write_lab_config(runtime / "learner-config", (ANNOUNCEMENTS,))
     except OSError as exc:
         print(f"cannot prepare JupyterLab's runtime folder: {exc}", file=sys.stderr)
         return 2

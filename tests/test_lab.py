@@ -300,3 +300,7 @@ def _page_config(lab: Lab) -> dict:
 
 def test_the_learners_lab_page_disables_nbgraders_plugins(lab):
     assert "@jupyter/nbgrader" in _page_config(lab)["disabledExtensions"]
+
+
+def test_the_learners_lab_asks_nothing_about_jupyters_news(lab):
+    assert "@jupyterlab/apputils-extension:announcements" in _page_config(lab)["disabledExtensions"]
