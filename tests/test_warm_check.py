@@ -206,3 +206,43 @@ def test_the_checker_knows_who_calls_it():
     one, other = socket.socketpair(socket.AF_UNIX)
     with one, other:
         assert warm_server._caller_uid(one) == os.getuid()
+
+
+def filling_classes(notebook, target: Path) -> Path:
+    """``notebook`` with each function returning values of 32 classes it names anew at
+    each call: the most one message may name, and the notebook's limit in four calls."""
+    body = (
+        "    global calls\n"
+        "    calls = globals().get('calls', 0) + 1\n"
+        "    from collections import namedtuple\n"
+        "    return [namedtuple(f'Filler{calls}_{i}', 'a')(1) for i in range(32)]"
+    )
+    answers = {f.name: f"def {f.name}(*args, **kwargs):\n{body}" for f in notebook.functions}
+    return write_variant(notebook.released_path, target, answers)
+
+
+@pytest.mark.slow
+def test_a_notebook_naming_many_classes_does_not_fail_the_next_warm_check(tmp_path, sockets):
+    course = {notebook.id: notebook for notebook in COURSE.notebooks}
+    hostile = filling_classes(course["structure"], tmp_path / "hostile.ipynb")
+    victim = Path(
+        shutil.copy(SOLUTIONS / "custom_nodes" / "custom_nodes.ipynb", tmp_path / "victim.ipynb")
+    )
+    cold = run_cli("check", victim, env=environment(tmp_path, sockets, "0"))
+    assert cold.returncode == 0, cold.stdout + cold.stderr
+    run_cli("check", hostile, env=environment(tmp_path, sockets, "1"))
+    warmed = run_cli("check", victim, env=environment(tmp_path, sockets, "1"))
+    assert (warmed.stdout, warmed.returncode) == (cold.stdout, 0)
+
+
+def test_a_warm_check_decodes_with_none_of_the_classes_an_earlier_check_named(monkeypatch):
+    from collections import namedtuple
+
+    from autograder.execute import wire
+
+    monkeypatch.setattr(wire, "_classes", wire.Classes())
+    for message in range(wire.MAX_NAMES_PER_NOTEBOOK // wire.MAX_NAMES_PER_MESSAGE):
+        names = [f"Earlier{message}_{i}" for i in range(wire.MAX_NAMES_PER_MESSAGE)]
+        wire.decode(wire.encode([namedtuple(name, "a")(1) for name in names]))
+    warm_server.forget()
+    assert type(wire.decode(wire.encode(namedtuple("Later", "a")(1)))).__name__ == "Later"
