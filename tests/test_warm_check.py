@@ -232,7 +232,7 @@ def test_a_notebook_naming_many_classes_does_not_fail_the_next_warm_check(tmp_pa
     assert cold.returncode == 0, cold.stdout + cold.stderr
     run_cli("check", hostile, env=environment(tmp_path, sockets, "1"))
     warmed = run_cli("check", victim, env=environment(tmp_path, sockets, "1"))
-    assert (warmed.stdout, warmed.returncode) == (cold.stdout, 0)
+    assert (warmed.stdout, warmed.stderr, warmed.returncode) == (cold.stdout, cold.stderr, 0)
 
 
 def test_a_warm_check_decodes_with_none_of_the_classes_an_earlier_check_named(monkeypatch):
@@ -246,3 +246,29 @@ def test_a_warm_check_decodes_with_none_of_the_classes_an_earlier_check_named(mo
         wire.decode(wire.encode([namedtuple(name, "a")(1) for name in names]))
     warm_server.forget()
     assert type(wire.decode(wire.encode(namedtuple("Later", "a")(1)))).__name__ == "Later"
+
+
+@pytest.mark.slow
+def test_a_warm_check_that_starts_a_zygote_prints_what_a_fresh_check_prints(tmp_path, sockets):
+    course = {notebook.id: notebook for notebook in COURSE.notebooks}
+    solved = Path(shutil.copy(SOLUTIONS / "mapping" / "mapping.ipynb", tmp_path / "mine.ipynb"))
+    edited = wrong(course["mapping"], tmp_path / "edited.ipynb")
+    cold = run_cli("check", edited, env=environment(tmp_path, sockets, "0"))
+    # the solved notebook's check compares arrays: JAX's threads then run in the checker
+    run_cli("check", solved, env=environment(tmp_path, sockets, "1"))
+    warmed = run_cli("check", edited, env=environment(tmp_path, sockets, "1"))
+    assert (warmed.stdout, warmed.stderr, warmed.returncode) == (cold.stdout, cold.stderr, 1)
+
+
+def test_a_zygote_started_beside_jaxs_threads_warns_of_nothing():
+    import warnings
+
+    import jax.numpy as jnp
+
+    from autograder.isolate import zygotes
+
+    jnp.ones(2).block_until_ready()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        zygotes.Zygote(False, 1, 2**32).close()
+    assert [str(warning.message) for warning in caught] == []
