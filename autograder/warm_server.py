@@ -22,9 +22,12 @@ import contextlib
 import fcntl
 import io
 import os
+import select
+import signal
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -93,11 +96,33 @@ def _caller_uid(connection: socket.socket) -> int | None:
 def _answer(connection: socket.socket) -> None:
     try:
         request = warm.receive(connection)
+    except (ValueError, OSError):
+        return  # a malformed request gets no answer: its command checks by itself
+    answered = threading.Event()
+    threading.Thread(target=_end_if_left, args=(connection, answered), daemon=True).start()
+    try:
         answer = run_request(request)
     except (ValueError, TypeError, KeyError, OSError):
-        return  # a malformed request gets no answer: its command checks by itself
+        return
+    finally:
+        answered.set()
     with contextlib.suppress(OSError):
         warm.send(connection, answer)
+
+
+def _end_if_left(connection: socket.socket, answered: threading.Event) -> None:
+    """End this checker if its caller goes (Ctrl-C, a closed terminal) before the answer.
+
+    A check in the command's own process stops with it; here it would go on, and the
+    person's next check would wait for it to end. Ending the process stops it as a
+    killed command stops: its zygotes see their control socket close and end, and the
+    next command starts a new checker where this one's socket is left.
+    """
+    watch = select.poll()
+    watch.register(connection, select.POLLHUP)
+    while not answered.is_set():
+        if watch.poll(500) and not answered.is_set():
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run_request(request: object) -> dict[str, object]:

@@ -10,16 +10,18 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from test_command_imports import modules_loaded_by
 
 from autograder import warm, warm_server
-from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 from conftest import run_cli, write_variant
 
 COURSE = load_course(EXERCISES)
@@ -272,3 +274,40 @@ def test_a_zygote_started_beside_jaxs_threads_warns_of_nothing():
         warnings.simplefilter("always")
         zygotes.Zygote(False, 1, 2**32).close()
     assert [str(warning.message) for warning in caught] == []
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.slow
+def test_an_interrupted_command_ends_the_check_it_asked_for(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    run_cli("check", solved, env=env)
+    (lock,) = sockets.glob("*/*.lock")
+    checker = int(lock.read_text())
+    endless = {
+        f.name: f"def {f.name}(*args, **kwargs):\n    while True:\n        pass"
+        for f in FIRST.functions
+    }
+    notebook = write_variant(FIRST.released_path, tmp_path / "endless.ipynb", endless)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "check", str(notebook)],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(3)  # the checker is running the endless functions, 10 s each
+    command.send_signal(signal.SIGINT)
+    command.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while running(checker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(checker)
