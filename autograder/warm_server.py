@@ -39,6 +39,9 @@ IDLE_SECONDS = 15 * 60
 """How long the checker waits for the next check before it ends."""
 POLL_SECONDS = 5.0
 """How often, while idle, it looks whether it is still wanted."""
+REQUEST_SECONDS = 10.0
+"""How long it waits for a request on a connection: a command sends its own at once, and
+a connection that sends none would otherwise keep every later check waiting."""
 KEPT_ZYGOTES = 1
 """Zygotes kept between checks, the last used first: each holds JAX (about 200 MB), and
 a learner checks one notebook many times before the next."""
@@ -74,7 +77,7 @@ def serve(address: Path) -> None:
             except TimeoutError:
                 continue
             with connection:
-                connection.settimeout(None)
+                connection.settimeout(REQUEST_SECONDS)
                 if _caller_uid(connection) in (None, os.getuid()):
                     _answer(connection)
             os.chdir(home)
@@ -97,7 +100,8 @@ def _answer(connection: socket.socket) -> None:
     try:
         request = warm.receive(connection)
     except (ValueError, OSError):
-        return  # a malformed request gets no answer: its command checks by itself
+        return  # a malformed or missing request gets no answer: its command checks by itself
+    connection.settimeout(None)
     answered = threading.Event()
     threading.Thread(target=_end_if_left, args=(connection, answered), daemon=True).start()
     try:

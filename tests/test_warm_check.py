@@ -311,3 +311,16 @@ def test_an_interrupted_command_ends_the_check_it_asked_for(tmp_path, sockets):
     while running(checker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not running(checker)
+
+
+@pytest.mark.slow
+def test_a_connection_that_sends_no_request_does_not_keep_the_next_check_waiting(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    first = run_cli("check", solved, env=env)
+    (address,) = sockets.glob("*/*.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(str(address))
+        silent.sendall((100).to_bytes(8, "big") + b"{")  # and nothing more
+        second = run_cli("check", solved, env=env, timeout=90)
+    assert (second.stdout, second.returncode) == (first.stdout, first.returncode)
