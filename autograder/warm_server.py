@@ -22,9 +22,12 @@ import contextlib
 import fcntl
 import io
 import os
+import select
+import signal
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -36,6 +39,9 @@ IDLE_SECONDS = 15 * 60
 """How long the checker waits for the next check before it ends."""
 POLL_SECONDS = 5.0
 """How often, while idle, it looks whether it is still wanted."""
+REQUEST_SECONDS = 10.0
+"""How long it waits for a request on a connection: a command sends its own at once, and
+a connection that sends none would otherwise keep every later check waiting."""
 KEPT_ZYGOTES = 1
 """Zygotes kept between checks, the last used first: each holds JAX (about 200 MB), and
 a learner checks one notebook many times before the next."""
@@ -71,7 +77,7 @@ def serve(address: Path) -> None:
             except TimeoutError:
                 continue
             with connection:
-                connection.settimeout(None)
+                connection.settimeout(REQUEST_SECONDS)
                 if _caller_uid(connection) in (None, os.getuid()):
                     _answer(connection)
             os.chdir(home)
@@ -93,11 +99,34 @@ def _caller_uid(connection: socket.socket) -> int | None:
 def _answer(connection: socket.socket) -> None:
     try:
         request = warm.receive(connection)
+    except (ValueError, OSError):
+        return  # a malformed or missing request gets no answer: its command checks by itself
+    connection.settimeout(None)
+    answered = threading.Event()
+    threading.Thread(target=_end_if_left, args=(connection, answered), daemon=True).start()
+    try:
         answer = run_request(request)
     except (ValueError, TypeError, KeyError, OSError):
-        return  # a malformed request gets no answer: its command checks by itself
+        return
+    finally:
+        answered.set()
     with contextlib.suppress(OSError):
         warm.send(connection, answer)
+
+
+def _end_if_left(connection: socket.socket, answered: threading.Event) -> None:
+    """End this checker if its caller goes (Ctrl-C, a closed terminal) before the answer.
+
+    A check in the command's own process stops with it; here it would go on, and the
+    person's next check would wait for it to end. Ending the process stops it as a
+    killed command stops: its zygotes see their control socket close and end, and the
+    next command starts a new checker where this one's socket is left.
+    """
+    watch = select.poll()
+    watch.register(connection, select.POLLHUP)
+    while not answered.is_set():
+        if watch.poll(500) and not answered.is_set():
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run_request(request: object) -> dict[str, object]:
@@ -132,6 +161,11 @@ def forget() -> None:
         module = sys.modules.get(module_name)
         if module is not None:
             getattr(module, attribute).clear()
+    wire = sys.modules.get("autograder.execute.wire")
+    if wire is not None:
+        # a check decodes its messages with these classes, at most 128 names: one
+        # notebook's names must not use up the next check's
+        wire._classes.close()
 
 
 class _Terminal(io.StringIO):

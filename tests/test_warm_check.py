@@ -10,16 +10,18 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from test_command_imports import modules_loaded_by
 
 from autograder import warm, warm_server
-from autograder.load.course import EXERCISES, SOLUTIONS, load_course
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 from conftest import run_cli, write_variant
 
 COURSE = load_course(EXERCISES)
@@ -206,3 +208,119 @@ def test_the_checker_knows_who_calls_it():
     one, other = socket.socketpair(socket.AF_UNIX)
     with one, other:
         assert warm_server._caller_uid(one) == os.getuid()
+
+
+def filling_classes(notebook, target: Path) -> Path:
+    """``notebook`` with each function returning values of 32 classes it names anew at
+    each call: the most one message may name, and the notebook's limit in four calls."""
+    body = (
+        "    global calls\n"
+        "    calls = globals().get('calls', 0) + 1\n"
+        "    from collections import namedtuple\n"
+        "    return [namedtuple(f'Filler{calls}_{i}', 'a')(1) for i in range(32)]"
+    )
+    answers = {f.name: f"def {f.name}(*args, **kwargs):\n{body}" for f in notebook.functions}
+    return write_variant(notebook.released_path, target, answers)
+
+
+@pytest.mark.slow
+def test_a_notebook_naming_many_classes_does_not_fail_the_next_warm_check(tmp_path, sockets):
+    course = {notebook.id: notebook for notebook in COURSE.notebooks}
+    hostile = filling_classes(course["structure"], tmp_path / "hostile.ipynb")
+    victim = Path(
+        shutil.copy(SOLUTIONS / "custom_nodes" / "custom_nodes.ipynb", tmp_path / "victim.ipynb")
+    )
+    cold = run_cli("check", victim, env=environment(tmp_path, sockets, "0"))
+    assert cold.returncode == 0, cold.stdout + cold.stderr
+    run_cli("check", hostile, env=environment(tmp_path, sockets, "1"))
+    warmed = run_cli("check", victim, env=environment(tmp_path, sockets, "1"))
+    assert (warmed.stdout, warmed.stderr, warmed.returncode) == (cold.stdout, cold.stderr, 0)
+
+
+def test_a_warm_check_decodes_with_none_of_the_classes_an_earlier_check_named(monkeypatch):
+    from collections import namedtuple
+
+    from autograder.execute import wire
+
+    monkeypatch.setattr(wire, "_classes", wire.Classes())
+    for message in range(wire.MAX_NAMES_PER_NOTEBOOK // wire.MAX_NAMES_PER_MESSAGE):
+        names = [f"Earlier{message}_{i}" for i in range(wire.MAX_NAMES_PER_MESSAGE)]
+        wire.decode(wire.encode([namedtuple(name, "a")(1) for name in names]))
+    warm_server.forget()
+    assert type(wire.decode(wire.encode(namedtuple("Later", "a")(1)))).__name__ == "Later"
+
+
+@pytest.mark.slow
+def test_a_warm_check_that_starts_a_zygote_prints_what_a_fresh_check_prints(tmp_path, sockets):
+    course = {notebook.id: notebook for notebook in COURSE.notebooks}
+    solved = Path(shutil.copy(SOLUTIONS / "mapping" / "mapping.ipynb", tmp_path / "mine.ipynb"))
+    edited = wrong(course["mapping"], tmp_path / "edited.ipynb")
+    cold = run_cli("check", edited, env=environment(tmp_path, sockets, "0"))
+    # the solved notebook's check compares arrays: JAX's threads then run in the checker
+    run_cli("check", solved, env=environment(tmp_path, sockets, "1"))
+    warmed = run_cli("check", edited, env=environment(tmp_path, sockets, "1"))
+    assert (warmed.stdout, warmed.stderr, warmed.returncode) == (cold.stdout, cold.stderr, 1)
+
+
+def test_a_zygote_started_beside_jaxs_threads_warns_of_nothing():
+    import warnings
+
+    import jax.numpy as jnp
+
+    from autograder.isolate import zygotes
+
+    jnp.ones(2).block_until_ready()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        zygotes.Zygote(False, 1, 2**32).close()
+    assert [str(warning.message) for warning in caught] == []
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.slow
+def test_an_interrupted_command_ends_the_check_it_asked_for(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    run_cli("check", solved, env=env)
+    (lock,) = sockets.glob("*/*.lock")
+    checker = int(lock.read_text())
+    endless = {
+        f.name: f"def {f.name}(*args, **kwargs):\n    while True:\n        pass"
+        for f in FIRST.functions
+    }
+    notebook = write_variant(FIRST.released_path, tmp_path / "endless.ipynb", endless)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "check", str(notebook)],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(3)  # the checker is running the endless functions, 10 s each
+    command.send_signal(signal.SIGINT)
+    command.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while running(checker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(checker)
+
+
+@pytest.mark.slow
+def test_a_connection_that_sends_no_request_does_not_keep_the_next_check_waiting(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    first = run_cli("check", solved, env=env)
+    (address,) = sockets.glob("*/*.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(str(address))
+        silent.sendall((100).to_bytes(8, "big") + b"{")  # and nothing more
+        second = run_cli("check", solved, env=env, timeout=90)
+    assert (second.stdout, second.returncode) == (first.stdout, first.returncode)

@@ -32,6 +32,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,21 @@ CONTROL_SECONDS = 15.0
 
 class ZygoteFailed(Exception):
     """The zygote did not start or stopped answering."""
+
+
+@contextlib.contextmanager
+def _quiet_about_forking_beside_jax() -> Iterator[None]:
+    """Within the block, no warning that ``os.fork()`` runs beside JAX's threads.
+
+    JAX warns at each fork of a process where its backend runs, as a grader's is once a
+    check or a grade has compared results: a zygote started then (a warm checker's next
+    check, a second copy of a chapter, a restart) printed the warning into the learner's
+    report. Here the child only sets limits with system calls (:meth:`Zygote._enter_limits`)
+    and runs a new program: none of JAX's locks is taken in it.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning)
+        yield
 
 
 def worker_environment(home: Path) -> dict[str, str]:
@@ -99,27 +116,28 @@ class Zygote:
                 store = None  # a store is shared only where bubblewrap makes it read-only
             if self.sandboxed and store and store.writable:
                 bubblewrap.hand_over(Path(store.folder))
-            self.process = subprocess.Popen(
-                [
-                    *(sandboxed.words if sandboxed else []),
-                    sys.executable,
-                    "-P",  # the working folder is not on the import path
-                    "-m",
-                    "autograder.execute.zygote",
-                    str(theirs.fileno()),
-                    *(["--pid-namespace"] if sandboxed else []),
-                    *store_arguments(store, mounted=self.sandboxed),
-                    *(["--preload", ",".join(preload)] if preload else []),
-                ],
-                pass_fds=(theirs.fileno(), *(sandboxed.pass_fds if sandboxed else ())),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=self.scratch or "/",
-                env=worker_environment(self.scratch or Path(bubblewrap.SCRATCH_ROOT)),
-                start_new_session=True,
-                preexec_fn=self._enter_limits,
-            )
+            with _quiet_about_forking_beside_jax():
+                self.process = subprocess.Popen(
+                    [
+                        *(sandboxed.words if sandboxed else []),
+                        sys.executable,
+                        "-P",  # the working folder is not on the import path
+                        "-m",
+                        "autograder.execute.zygote",
+                        str(theirs.fileno()),
+                        *(["--pid-namespace"] if sandboxed else []),
+                        *store_arguments(store, mounted=self.sandboxed),
+                        *(["--preload", ",".join(preload)] if preload else []),
+                    ],
+                    pass_fds=(theirs.fileno(), *(sandboxed.pass_fds if sandboxed else ())),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    cwd=self.scratch or "/",
+                    env=worker_environment(self.scratch or Path(bubblewrap.SCRATCH_ROOT)),
+                    start_new_session=True,
+                    preexec_fn=self._enter_limits,
+                )
         except (OSError, subprocess.SubprocessError) as exc:
             self.control.close()
             self.cap.close()
