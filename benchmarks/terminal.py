@@ -7,7 +7,8 @@ in a process of its own and in the warm checker, timed on the clock.
 Writes the chapter's exercise notebook with every answer cell holding the reference
 solution (what a learner who solved it has), into a temporary folder, then times:
 ``status``; ``check`` with ``AUTOGRADER_WARM_CHECK=0`` (a fresh process each time); the
-first warm check (it starts the checker); and the warm checks after it. Prints the median
+first warm check (it starts the checker); the warm checks after it, of the same file, and
+of the file just edited. Prints the median
 and range of each. Run it on an otherwise idle machine, from the repository's root.
 """
 
@@ -57,6 +58,14 @@ def timed(arguments: list[str], environment: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+def edited(notebook: Path, check: list[str], environment: dict[str, str], number: int) -> float:
+    """A warm check of ``notebook`` just after a learner's edit (a comment added to a cell)."""
+    content = nbformat.read(notebook, as_version=4)
+    content.cells[-1].source += f"\n# edit {number}"
+    nbformat.write(content, notebook)
+    return timed(check, environment)
+
+
 def shown(name: str, seconds: list[float]) -> str:
     middle, low, high = statistics.median(seconds), min(seconds), max(seconds)
     return f"{name:<28} median {middle:.2f} s  ({low:.2f}-{high:.2f}, {len(seconds)} runs)"
@@ -84,6 +93,12 @@ def main() -> int:
             print(shown("check, own process", [timed(check, cold) for _ in range(args.runs)]))
             print(shown("check, starting the checker", [timed(check, hot)]))
             print(shown("check, warm", [timed(check, hot) for _ in range(args.runs)]))
+            print(
+                shown(
+                    "check, warm, after an edit",
+                    [edited(notebook, check, hot, n) for n in range(args.runs)],
+                )
+            )
         finally:
             for lock in sockets.glob("*/*.lock"):
                 with contextlib.suppress(ValueError, ProcessLookupError):

@@ -324,3 +324,30 @@ def test_a_connection_that_sends_no_request_does_not_keep_the_next_check_waiting
         silent.sendall((100).to_bytes(8, "big") + b"{")  # and nothing more
         second = run_cli("check", solved, env=env, timeout=90)
     assert (second.stdout, second.returncode) == (first.stdout, first.returncode)
+
+
+def zygotes_of(checker: int) -> set[int]:
+    """The zygote processes that the warm checker ``checker`` started, and theirs."""
+    parents, commands = {}, {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parents[int(entry.name)] = int(
+                (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            )
+            commands[int(entry.name)] = (entry / "cmdline").read_bytes()
+    found, frontier = set(), {checker}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return {pid for pid in found if b"autograder.execute.zygote" in commands.get(pid, b"")}
+
+
+def test_an_edited_notebook_is_checked_by_the_zygote_the_checker_kept(tmp_path, sockets):
+    mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    run_cli("check", mine, env=environment(tmp_path, sockets, "1"))
+    checker = int(next(sockets.glob("*/*.lock")).read_text())
+    before = zygotes_of(checker)
+    wrong(FIRST, mine)  # the learner edits the notebook, at the same path
+    edited = run_cli("check", mine, env=environment(tmp_path, sockets, "1"))
+    assert "FAIL" in edited.stdout, edited.stdout + edited.stderr
+    assert before and zygotes_of(checker) == before

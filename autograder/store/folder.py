@@ -46,19 +46,23 @@ def learners_own(notebooks: Collection[Path]) -> CompileStore | None:
     """The cache of what ``check`` compiled for these notebook files as they are now; None if
     it cannot be made (``check`` then compiles everything each time).
 
-    One folder for each set of files, holding one folder for their content: what one
-    notebook's code writes is only ever read by a check of the same files with the
-    same content. A check of other content first removes what the earlier content's
-    checks left, so checking someone else's notebook at one's own path cannot plant
-    what a later check of one's own loads, and one version per set of files is kept.
+    One folder for each set of files, which holds only what checks of their present
+    content wrote: what one notebook's code writes is only ever read by a check of the
+    same files with the same content. A check of other content first empties it, so
+    checking someone else's notebook at one's own path cannot plant what a later check
+    of one's own loads. The folder itself stays (its path and the folder): a zygote
+    that the warm checker keeps has it mounted, and goes on serving the edited notebook.
     """
     resolved = sorted(path.resolve() for path in notebooks)
     files = cache_root() / "checked" / _digest("\0".join(map(str, resolved)).encode())
+    folder, marker = files / "compiled", files / "content"
     try:
         content = _digest(b"".join(_digest(path.read_bytes()).encode() for path in resolved))
-        _remove_all_but(files, content)
-        folder = files / content
         folder.mkdir(parents=True, exist_ok=True)
+        if not marker.is_file() or marker.read_text() != content:
+            _remove_all_but(files, folder.name)  # what an earlier layout left
+            _remove_all_but(folder, "")
+            marker.write_text(content)
     except OSError:
         return None
     return CompileStore(str(folder), writable=True, own=True)
