@@ -790,4 +790,100 @@ def migrate(flat, renames, template):
     return jax.tree.map_with_path(lambda p, _: moved[keystr(p)], template)
 """,
     },
+    {
+        "function": "wrap_keys",
+        "misconception": "key data of a dtype that casts safely to uint32 fits a key",
+        "visible_passes": "only other inputs than the visible tests' show it: key data in uint16, which NumPy casts to uint32 without loss",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    out = dict(flat)
+    wrong = []
+    for path, leaf in jax.tree.leaves_with_path(template):
+        name = keystr(path)
+        if name not in flat or not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            continue
+        data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
+        if data.shape != want.shape or not np.can_cast(data.dtype, want.dtype):
+            wrong.append(name)
+        else:
+            out[name] = jax.random.wrap_key_data(data.astype(want.dtype), impl=jax.random.key_impl(leaf))
+    if wrong:
+        raise ValueError(f"key data that does not fit the template's key at {sorted(wrong)}")
+    return out
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "a dtype that casts safely to the template's fits",
+        "visible_passes": "only other inputs than the visible tests' show it: arrays of a narrower dtype than the template's (float32 for float64, int32 for int64)",
+        "teaches": DTYPES,
+        "source": """
+def check_compatible(template, flat):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    problems = {}
+    for name, leaf in wanted.items():
+        if name not in flat:
+            problems[name] = "missing"
+        elif np.shape(flat[name]) != np.shape(leaf):
+            problems[name] = "shape"
+        elif not np.can_cast(np.asarray(flat[name]).dtype, leaf.dtype):
+            problems[name] = "dtype"
+    for name in flat:
+        if name not in wanted:
+            problems[name] = "unexpected"
+    return problems
+""",
+    },
+    {
+        "function": "restore",
+        "misconception": "an array of a dtype that casts safely may be cast to the template's",
+        "visible_passes": "only other inputs than the visible tests' show it: arrays of a narrower dtype than the template's (float32 for float64, int32 for int64)",
+        "teaches": DTYPES,
+        "source": """
+def restore(flat, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    wrong = [
+        name
+        for name in wanted.keys() & flat.keys()
+        if np.shape(flat[name]) != np.shape(wanted[name])
+        or not np.can_cast(np.asarray(flat[name]).dtype, wanted[name].dtype)
+    ]
+    if wrong or wanted.keys() != flat.keys():
+        raise ValueError(
+            f"missing {sorted(wanted.keys() - flat.keys())}, unexpected {sorted(flat.keys() - wanted.keys())}, "
+            f"wrong shape or dtype {sorted(wrong)}"
+        )
+    return jax.tree.map_with_path(lambda path, leaf: np.asarray(flat[keystr(path)], leaf.dtype), template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "an old array of a dtype that casts safely may be cast to the template's",
+        "visible_passes": "only other inputs than the visible tests' show it: a renamed array of a narrower dtype than the template's",
+        "teaches": DTYPES,
+        "source": """
+def migrate(flat, renames, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved, clashes = {}, set()
+    for name, array in flat.items():
+        new_name = renames.get(name, name)
+        if new_name in moved:
+            clashes.add(new_name)
+        moved[new_name] = array
+    if clashes:
+        raise ValueError(f"two old paths land on {sorted(clashes)}")
+    filled = {**wanted, **moved}
+    wrong = sorted(
+        name
+        for name, array in filled.items()
+        if name not in wanted
+        or np.shape(array) != np.shape(wanted[name])
+        or not np.can_cast(np.asarray(array).dtype, wanted[name].dtype)
+    )
+    if wrong:
+        raise ValueError(f"the checkpoint cannot be migrated: unexpected path, shape or dtype at {wrong}")
+    return jax.tree.map_with_path(lambda path, leaf: np.asarray(filled[keystr(path)], leaf.dtype), template)
+""",
+    },
 ]

@@ -438,4 +438,20 @@ def replace_weight(layers, index, weight):
     return build_stack(new_layers)
 """,
     },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "a frozen label is an optimiser with a learning rate of zero",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    arrays = eqx.filter(model, eqx.is_array)
+    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
+    optimiser = optax.multi_transform(
+        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.sgd(0.0, momentum=0.9)}, lambda _: labels
+    )
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
+    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+""",
+    },
 ]

@@ -731,4 +731,26 @@ def clip_by_group(grads, groups, max_norms):
     return groups_def.unflatten(clipped)
 """,
     },
+    {
+        "function": "clip_by_group",
+        "misconception": "a clipped norm needs an epsilon, max_norm / (norm + 1e-6)",
+        "visible_passes": "only other inputs than the visible tests' show it: a group of small gradients, whose norm the epsilon changes by more than the tests' tolerance",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    groups_def = jax.tree.structure(groups, is_leaf=lambda node: node is None)
+    marks = jax.tree.leaves(groups, is_leaf=lambda node: node is None)
+    limits = iter(max_norms)
+    parts = []
+    for mark, part in zip(marks, groups_def.flatten_up_to(grads), strict=True):
+        if mark is not None:
+            limit = next(limits)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(leaf.astype(jnp.float32))) for leaf in jax.tree.leaves(part)))
+            if norm > limit:
+                scale = limit / (norm + 1e-6)
+                part = jax.tree.map(lambda leaf: (leaf * scale).astype(leaf.dtype), part)
+        parts.append(part)
+    return groups_def.unflatten(parts)
+""",
+    },
 ]
