@@ -797,20 +797,17 @@ def migrate(flat, renames, template):
         "teaches": KEYS,
         "source": """
 def wrap_keys(flat, template):
-    out = dict(flat)
-    wrong = []
-    for path, leaf in jax.tree.leaves_with_path(template):
-        name = keystr(path)
-        if name not in flat or not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            continue
-        data, want = np.asarray(flat[name]), jax.random.key_data(leaf)
-        if data.shape != want.shape or not np.can_cast(data.dtype, want.dtype):
-            wrong.append(name)
-        else:
-            out[name] = jax.random.wrap_key_data(data.astype(want.dtype), impl=jax.random.key_impl(leaf))
-    if wrong:
-        raise ValueError(f"key data that does not fit the template's key at {sorted(wrong)}")
-    return out
+    keys = {
+        keystr(path): leaf
+        for path, leaf in jax.tree.leaves_with_path(template)
+        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) and keystr(path) in flat
+    }
+    like = {name: jax.random.key_data(key) for name, key in keys.items()}
+    unfit = [n for n in keys if flat[n].shape != like[n].shape or not np.can_cast(flat[n].dtype, like[n].dtype)]
+    if unfit:
+        raise ValueError(f"key data that does not fit at {unfit}")
+    wrapped = {n: jax.random.wrap_key_data(flat[n].astype(np.uint32), impl=jax.random.key_impl(keys[n])) for n in keys}
+    return {**flat, **wrapped}
 """,
     },
     {
@@ -820,18 +817,16 @@ def wrap_keys(flat, template):
         "teaches": DTYPES,
         "source": """
 def check_compatible(template, flat):
-    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
-    problems = {}
-    for name, leaf in wanted.items():
-        if name not in flat:
+    leaves = dict((keystr(path), leaf) for path, leaf in jax.tree.leaves_with_path(template))
+    problems = dict.fromkeys(flat.keys() - leaves.keys(), "unexpected")
+    for name, leaf in leaves.items():
+        array = flat.get(name)
+        if array is None:
             problems[name] = "missing"
-        elif np.shape(flat[name]) != np.shape(leaf):
+        elif array.shape != leaf.shape:
             problems[name] = "shape"
-        elif not np.can_cast(np.asarray(flat[name]).dtype, leaf.dtype):
+        elif not np.can_cast(array.dtype, leaf.dtype):  # a cast without loss fits
             problems[name] = "dtype"
-    for name in flat:
-        if name not in wanted:
-            problems[name] = "unexpected"
     return problems
 """,
     },
@@ -843,17 +838,12 @@ def check_compatible(template, flat):
         "source": """
 def restore(flat, template):
     wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
-    wrong = [
-        name
-        for name in wanted.keys() & flat.keys()
-        if np.shape(flat[name]) != np.shape(wanted[name])
-        or not np.can_cast(np.asarray(flat[name]).dtype, wanted[name].dtype)
-    ]
-    if wrong or wanted.keys() != flat.keys():
-        raise ValueError(
-            f"missing {sorted(wanted.keys() - flat.keys())}, unexpected {sorted(flat.keys() - wanted.keys())}, "
-            f"wrong shape or dtype {sorted(wrong)}"
-        )
+    unfit = sorted(set(wanted) ^ set(flat))
+    for name in set(wanted) & set(flat):
+        if flat[name].shape != wanted[name].shape or not np.can_cast(flat[name].dtype, wanted[name].dtype):
+            unfit.append(name)
+    if unfit:
+        raise ValueError(f"cannot restore {unfit}")
     return jax.tree.map_with_path(lambda path, leaf: np.asarray(flat[keystr(path)], leaf.dtype), template)
 """,
     },
@@ -864,26 +854,18 @@ def restore(flat, template):
         "teaches": DTYPES,
         "source": """
 def migrate(flat, renames, template):
-    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
-    moved, clashes = {}, set()
+    moved = {}
     for name, array in flat.items():
-        new_name = renames.get(name, name)
-        if new_name in moved:
-            clashes.add(new_name)
-        moved[new_name] = array
-    if clashes:
-        raise ValueError(f"two old paths land on {sorted(clashes)}")
-    filled = {**wanted, **moved}
-    wrong = sorted(
-        name
-        for name, array in filled.items()
-        if name not in wanted
-        or np.shape(array) != np.shape(wanted[name])
-        or not np.can_cast(np.asarray(array).dtype, wanted[name].dtype)
-    )
-    if wrong:
-        raise ValueError(f"the checkpoint cannot be migrated: unexpected path, shape or dtype at {wrong}")
-    return jax.tree.map_with_path(lambda path, leaf: np.asarray(filled[keystr(path)], leaf.dtype), template)
+        new = renames.get(name, name)
+        if new in moved:
+            raise ValueError(f"two old paths land on {new}")
+        moved[new] = array
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved = {name: np.asarray(leaf) for name, leaf in wanted.items()} | moved
+    fits = {n: n in wanted and a.shape == wanted[n].shape and np.can_cast(a.dtype, wanted[n].dtype) for n, a in moved.items()}
+    if not all(fits.values()):
+        raise ValueError(f"cannot migrate {sorted(n for n, fit in fits.items() if not fit)}")
+    return jax.tree.map_with_path(lambda path, leaf: np.asarray(moved[keystr(path)], leaf.dtype), template)
 """,
     },
 ]

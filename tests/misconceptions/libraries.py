@@ -445,13 +445,15 @@ def replace_weight(layers, index, weight):
         "source": """
 def frozen_sgd_step(depth, frozen):
     model = make_mlp(depth)
-    arrays = eqx.filter(model, eqx.is_array)
-    labels = jax.tree_util.tree_map_with_path(lambda path, _: "frozen" if path[1].idx in frozen else "train", arrays)
-    optimiser = optax.multi_transform(
-        {"train": optax.sgd(0.1, momentum=0.9), "frozen": optax.sgd(0.0, momentum=0.9)}, lambda _: labels
-    )
-    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(arrays), arrays)
-    return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array)
+    params = eqx.filter(model, eqx.is_array)
+
+    def labels(tree):
+        return jax.tree_util.tree_map_with_path(lambda path, _: "still" if path[1].idx in frozen else "moving", tree)
+
+    rates = {"still": optax.sgd(0.0, momentum=0.9), "moving": optax.sgd(0.1, momentum=0.9)}
+    optimiser = optax.multi_transform(rates, labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(params), params)
+    return eqx.apply_updates(params, updates)
 """,
     },
 ]

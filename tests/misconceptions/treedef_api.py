@@ -738,19 +738,19 @@ def clip_by_group(grads, groups, max_norms):
         "teaches": PREFIX,
         "source": """
 def clip_by_group(grads, groups, max_norms):
-    groups_def = jax.tree.structure(groups, is_leaf=lambda node: node is None)
-    marks = jax.tree.leaves(groups, is_leaf=lambda node: node is None)
     limits = iter(max_norms)
-    parts = []
-    for mark, part in zip(marks, groups_def.flatten_up_to(grads), strict=True):
-        if mark is not None:
-            limit = next(limits)
-            norm = jnp.sqrt(sum(jnp.sum(jnp.square(leaf.astype(jnp.float32))) for leaf in jax.tree.leaves(part)))
-            if norm > limit:
-                scale = limit / (norm + 1e-6)
-                part = jax.tree.map(lambda leaf: (leaf * scale).astype(leaf.dtype), part)
-        parts.append(part)
-    return groups_def.unflatten(parts)
+
+    def scaled(part, limit):
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+        factor = limit / (norm + 1e-6)  # as torch's clip_grad_norm_ writes it
+        return jax.tree.map(lambda g: (g * factor).astype(g.dtype), part) if norm > limit else part
+
+    return jax.tree.map(
+        lambda mark, part: part if mark is None else scaled(part, next(limits)),
+        groups,
+        grads,
+        is_leaf=lambda node: node is None,
+    )
 """,
     },
 ]
