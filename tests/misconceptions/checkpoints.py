@@ -790,4 +790,82 @@ def migrate(flat, renames, template):
     return jax.tree.map_with_path(lambda p, _: moved[keystr(p)], template)
 """,
     },
+    {
+        "function": "wrap_keys",
+        "misconception": "key data of a dtype that casts safely to uint32 fits a key",
+        "visible_passes": "only other inputs than the visible tests' show it: key data in uint16, which NumPy casts to uint32 without loss",
+        "teaches": KEYS,
+        "source": """
+def wrap_keys(flat, template):
+    keys = {
+        keystr(path): leaf
+        for path, leaf in jax.tree.leaves_with_path(template)
+        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) and keystr(path) in flat
+    }
+    like = {name: jax.random.key_data(key) for name, key in keys.items()}
+    unfit = [n for n in keys if flat[n].shape != like[n].shape or not np.can_cast(flat[n].dtype, like[n].dtype)]
+    if unfit:
+        raise ValueError(f"key data that does not fit at {unfit}")
+    wrapped = {n: jax.random.wrap_key_data(flat[n].astype(np.uint32), impl=jax.random.key_impl(keys[n])) for n in keys}
+    return {**flat, **wrapped}
+""",
+    },
+    {
+        "function": "check_compatible",
+        "misconception": "a dtype that casts safely to the template's fits",
+        "visible_passes": "only other inputs than the visible tests' show it: arrays of a narrower dtype than the template's (float32 for float64, int32 for int64)",
+        "teaches": DTYPES,
+        "source": """
+def check_compatible(template, flat):
+    leaves = dict((keystr(path), leaf) for path, leaf in jax.tree.leaves_with_path(template))
+    problems = dict.fromkeys(flat.keys() - leaves.keys(), "unexpected")
+    for name, leaf in leaves.items():
+        array = flat.get(name)
+        if array is None:
+            problems[name] = "missing"
+        elif array.shape != leaf.shape:
+            problems[name] = "shape"
+        elif not np.can_cast(array.dtype, leaf.dtype):  # a cast without loss fits
+            problems[name] = "dtype"
+    return problems
+""",
+    },
+    {
+        "function": "restore",
+        "misconception": "an array of a dtype that casts safely may be cast to the template's",
+        "visible_passes": "only other inputs than the visible tests' show it: arrays of a narrower dtype than the template's (float32 for float64, int32 for int64)",
+        "teaches": DTYPES,
+        "source": """
+def restore(flat, template):
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    unfit = sorted(set(wanted) ^ set(flat))
+    for name in set(wanted) & set(flat):
+        if flat[name].shape != wanted[name].shape or not np.can_cast(flat[name].dtype, wanted[name].dtype):
+            unfit.append(name)
+    if unfit:
+        raise ValueError(f"cannot restore {unfit}")
+    return jax.tree.map_with_path(lambda path, leaf: np.asarray(flat[keystr(path)], leaf.dtype), template)
+""",
+    },
+    {
+        "function": "migrate",
+        "misconception": "an old array of a dtype that casts safely may be cast to the template's",
+        "visible_passes": "only other inputs than the visible tests' show it: a renamed array of a narrower dtype than the template's",
+        "teaches": DTYPES,
+        "source": """
+def migrate(flat, renames, template):
+    moved = {}
+    for name, array in flat.items():
+        new = renames.get(name, name)
+        if new in moved:
+            raise ValueError(f"two old paths land on {new}")
+        moved[new] = array
+    wanted = {keystr(path): leaf for path, leaf in jax.tree.leaves_with_path(template)}
+    moved = {name: np.asarray(leaf) for name, leaf in wanted.items()} | moved
+    fits = {n: n in wanted and a.shape == wanted[n].shape and np.can_cast(a.dtype, wanted[n].dtype) for n, a in moved.items()}
+    if not all(fits.values()):
+        raise ValueError(f"cannot migrate {sorted(n for n, fit in fits.items() if not fit)}")
+    return jax.tree.map_with_path(lambda path, leaf: np.asarray(moved[keystr(path)], leaf.dtype), template)
+""",
+    },
 ]

@@ -438,4 +438,22 @@ def replace_weight(layers, index, weight):
     return build_stack(new_layers)
 """,
     },
+    {
+        "function": "frozen_sgd_step",
+        "misconception": "a frozen label is an optimiser with a learning rate of zero",
+        "teaches": LABELS,
+        "source": """
+def frozen_sgd_step(depth, frozen):
+    model = make_mlp(depth)
+    params = eqx.filter(model, eqx.is_array)
+
+    def labels(tree):
+        return jax.tree_util.tree_map_with_path(lambda path, _: "still" if path[1].idx in frozen else "moving", tree)
+
+    rates = {"still": optax.sgd(0.0, momentum=0.9), "moving": optax.sgd(0.1, momentum=0.9)}
+    optimiser = optax.multi_transform(rates, labels)
+    updates, _ = optimiser.update(mlp_grads(model), optimiser.init(params), params)
+    return eqx.apply_updates(params, updates)
+""",
+    },
 ]

@@ -365,4 +365,41 @@ def train_schedule(params, grads, lrs):
             f'("tuple", {ITEMS})',
         ),
     },
+    {
+        "function": "activate",
+        "misconception": "the scale may be applied to x before the call, the Partial binding a unit gain",
+        "teaches": PARTIAL,
+        "source": """
+def activate(name, scale, x):
+    return _apply(Partial(ACTIVATIONS[name], 1.0), scale * x)
+""",
+    },
+    {
+        "function": "train_schedule",
+        "misconception": "the list of rates converted at once gives every schedule one abstract value",
+        "visible_passes": "only other inputs than the visible tests' show it: a schedule of ints alone, which jnp.asarray makes int32 where any float among the rates makes float32",
+        "teaches": RETRACES,
+        "source": PLAIN_STEP
+        + """
+def train_schedule(params, grads, lrs):
+    for lr in jnp.asarray(lrs):
+        params = _sgd_step(params, grads, lr)
+    return params
+""",
+    },
+    {
+        "function": "freeze_config",
+        "misconception": "a container frozen under its type's own name",
+        "visible_passes": "only other inputs than the visible tests' show it: an OrderedDict or a namedtuple, equal to the plain dict or tuple of the same contents, frozen under another name",
+        "teaches": COMPARED,
+        "source": """
+def freeze_config(config):
+    if isinstance(config, dict):
+        pairs = tuple(sorted((key, freeze_config(value)) for key, value in config.items()))
+        return (type(config).__name__, pairs)
+    if isinstance(config, list | tuple):
+        return (type(config).__name__, tuple(freeze_config(item) for item in config))
+    return config
+""",
+    },
 ]

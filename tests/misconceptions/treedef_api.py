@@ -731,4 +731,26 @@ def clip_by_group(grads, groups, max_norms):
     return groups_def.unflatten(clipped)
 """,
     },
+    {
+        "function": "clip_by_group",
+        "misconception": "a clipped norm needs an epsilon, max_norm / (norm + 1e-6)",
+        "visible_passes": "only other inputs than the visible tests' show it: a group of small gradients, whose norm the epsilon changes by more than the tests' tolerance",
+        "teaches": PREFIX,
+        "source": """
+def clip_by_group(grads, groups, max_norms):
+    limits = iter(max_norms)
+
+    def scaled(part, limit):
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32))) for g in jax.tree.leaves(part)))
+        factor = limit / (norm + 1e-6)  # as torch's clip_grad_norm_ writes it
+        return jax.tree.map(lambda g: (g * factor).astype(g.dtype), part) if norm > limit else part
+
+    return jax.tree.map(
+        lambda mark, part: part if mark is None else scaled(part, next(limits)),
+        groups,
+        grads,
+        is_leaf=lambda node: node is None,
+    )
+""",
+    },
 ]
