@@ -210,13 +210,18 @@ class NotebookContext:
     def run_visible_tests(self) -> None:
         """Run the visible prefix of each test cell of a started function, in the report's
         order, once: none has hidden inputs, so none needs the grader's words only."""
-        if self._visible_run or self.problem is not None or self.run is None:
+        if self._visible_run:
             return
         self._visible_run = True
         for function in self.exercise.functions:
             if function.name not in self.not_started:
                 for test in function.tests:
-                    self._begun[test.grade_id] = self._begin(self.run, test)
+                    self.run_visible_prefix(test)
+
+    def run_visible_prefix(self, test: TestCell) -> None:
+        """Run ``test``'s visible prefix now; :meth:`verdict` then runs the rest."""
+        if self.problem is None and self.run is not None:
+            self._begun[test.grade_id] = self._begin(self.run, test)
 
     def verdict(self, test: TestCell) -> Verdict:
         """``test``'s verdict: its prefix's where that failed, else the rest of the cell's,
