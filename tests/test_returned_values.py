@@ -8,13 +8,15 @@ import sys
 import textwrap
 import time
 
+import nbformat
 import pytest
 
 from autograder.compare.failures import LearnerError
 from autograder.compare.returned import MAX_SHOWN, Calls, short_repr
 from autograder.compare.verdicts import cell_parts, run_test_cell
 from autograder.execute.run import Limits, NotebookRun
-from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines
+from autograder.grade.plugin import NotebookContext
+from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines, load_course
 from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant
 
@@ -247,3 +249,48 @@ def test_later_functions_of_a_notebook_say_what_they_returned_after_its_hidden_t
         'is_leaf_type("abc") should return True; it returned False',
     ):
         assert markdown_cell(said) in text
+
+
+# count_leaves's test as a course could write it, its hidden line inside the loop of its
+# visible checks: the loop's second visible call comes after the hidden one.
+LOOPED_TEST = """\
+for tree in ([1, (2, 3)], [4]):
+    assert count_leaves(tree) == len(jax.tree.leaves(tree)), f"count_leaves({tree}) is wrong"
+### BEGIN HIDDEN TESTS
+    assert count_leaves({"kept": "a hidden input"}) == 1, "Reread Leaves → The registry."
+### END HIDDEN TESTS
+"""
+# Right until it has been given a dict, which it keeps and gives back from its next call.
+GIVING_BACK = """\
+KEPT = []
+
+
+def count_leaves(tree, *, none_is_leaf=False):
+    KEPT.append(tree)
+    if isinstance(tree, dict):
+        return 1
+    return repr(KEPT[-2]) if len(KEPT) > 2 else 3
+"""
+
+
+@pytest.mark.slow
+def test_a_visible_line_that_runs_after_hidden_lines_of_its_own_cell_shows_no_value(tmp_path):
+    course = tmp_path / "course" / "leaves" / "leaves.ipynb"
+    course.parent.mkdir(parents=True)
+    nb = nbformat.read(SOLUTIONS / "leaves" / "leaves.ipynb", as_version=4)
+    (cell,) = [
+        c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_count_leaves"
+    ]
+    cell.source = LOOPED_TEST
+    nbformat.write(nb, course)
+    exercise = load_course(course.parent.parent).notebook("leaves")
+    learner = write_variant(
+        course, tmp_path / "ada" / "leaves.ipynb", {"count_leaves": GIVING_BACK}
+    )
+    context = NotebookContext(exercise, learner, Limits(notebook_seconds=60, call_seconds=10))
+    try:
+        context.run_visible_tests()
+        verdict = context.verdict(exercise.functions[0].tests[0])
+    finally:
+        context.close()
+    assert (verdict.outcome, verdict.message) == ("failed", "count_leaves([4]) is wrong")

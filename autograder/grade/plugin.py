@@ -233,9 +233,10 @@ class NotebookContext:
         begun = self._begun.pop(test.grade_id, None) or self._begin(self.run, test)
         if begun.failed is not None:
             return begun.failed
-        # whether an earlier test cell had hidden tests, so the worker may hold hidden inputs
-        after_hidden = self.run.hidden_inputs_given
         self.run.start_test(test.grade_id, hidden=bool(test.hidden_lines))
+        # The rest begins with the cell's hidden lines: the worker may hold hidden inputs
+        # (this cell's, or an earlier one's) when a visible line among them runs.
+        after_hidden = self.run.hidden_inputs_given
         _, rest = cell_parts(test)
         filename = self.exercise.filename
         return run_test_cell(test, begun.namespace, filename, after_hidden, begun.calls, rest)
