@@ -5,8 +5,8 @@ that lies, one that is huge, one that raises, one that sleeps, one that never gi
 interpreter back, ones that write a PASS line or a fake summary) are graded next to a
 correct victim. Each earns exactly what its functions earn, its message shows what was
 returned on the line that says it, and the victim's report is as it would be alone.
-So is a learner whose functions keep every input they are given and give back its
-strings from their later visible calls: no message shows a hidden input.
+So is a learner whose functions keep every input they are given and return its strings
+from their later visible calls: no message shows a hidden input.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def repr_returning(body: str) -> Attack:
 
 
 # count_leaves is right, so its hidden tests run; each call of a function keeps its input,
-# and the later functions give back (return, raise) the string leaves of all kept so far.
+# and the later functions return the string leaves of all kept so far.
 KEEPING = """import jax
 
 KEPT = []
@@ -52,10 +52,6 @@ def count_leaves(tree, *, none_is_leaf=False):
     strings_kept(tree)
     is_leaf = (lambda x: x is None) if none_is_leaf else None
     return len(jax.tree.leaves(tree, is_leaf=is_leaf))"""
-KEEPING_LATER = {
-    "leaves_in_order": "def leaves_in_order(tree):\n    return strings_kept(tree)",
-    "is_leaf_type": "def is_leaf_type(value):\n    raise ValueError(f'kept {strings_kept(value)}')",
-}
 ATTACKS = {
     "a_lying": repr_returning("        return '3'"),
     "a_huge": repr_returning("        return 'x' * 10_000_000"),
@@ -68,8 +64,12 @@ ATTACKS = {
     ),
     "a_keeping": Attack(
         "",
-        {"count_leaves": KEEPING, **KEEPING_LATER},
-        expected={"leaves_in_order": "failed", "is_leaf_type": "error"},
+        {
+            "count_leaves": KEEPING,
+            "leaves_in_order": "def leaves_in_order(tree):\n    return strings_kept(tree)",
+            "is_leaf_type": "def is_leaf_type(value):\n    return strings_kept(value)",
+        },
+        expected={"leaves_in_order": "failed", "is_leaf_type": "failed"},
     ),
 }
 HIDDEN_ONLY = ("no None here", "hundred")
@@ -132,9 +132,11 @@ def test_a_learner_keeping_inputs_shows_no_hidden_input_in_any_message(graded):
     assert [text for text in HIDDEN_ONLY if text in row] == []
 
 
-def test_a_learner_keeping_inputs_is_shown_what_its_later_visible_calls_gave_back(graded):
+def test_a_learner_keeping_inputs_is_shown_what_its_later_visible_calls_returned(graded):
     messages = {e["name"]: e["tests"][0]["message"] for e in graded["a_keeping"]["exercises"]}
     assert messages["leaves_in_order"].startswith(
         "leaves_in_order([1, (2, [3])]) should be [1, 2, 3]; it returned []"
     )
-    assert messages["is_leaf_type"].startswith("is_leaf_type raised ValueError: kept ['abc']")
+    assert messages["is_leaf_type"].startswith(
+        "is_leaf_type(\"abc\") should return True; it returned ['abc']"
+    )
