@@ -224,8 +224,8 @@ class NotebookContext:
             self._begun[test.grade_id] = self._begin(self.run, test)
 
     def verdict(self, test: TestCell) -> Verdict:
-        """``test``'s verdict: its prefix's where that failed, else the rest of the cell's,
-        run after the prefix (then, if :meth:`run_visible_tests` has not run it)."""
+        """``test``'s verdict: its visible prefix's where that failed, else that of the rest
+        of the cell. The prefix runs first here unless :meth:`run_visible_tests` ran it."""
         if test.function in self.not_started:
             return Verdict.not_started()  # whatever the stub would do, it is not run
         if self.problem is not None or self.run is None:
