@@ -172,6 +172,19 @@ def test_the_reference_is_not_asked_for_a_call_that_returns_before_the_floor():
     assert sorted(run.call_times) == [("test_spin", 0), ("test_spin", 1), ("test_spin", 2)]
 
 
+def test_a_tests_calls_are_numbered_on_when_it_starts_again_after_another_test():
+    run = started("def quick():\n    return 1\n")
+    try:
+        run.call("quick", (), {})
+        run.start_test("test_other")
+        run.call("quick", (), {})
+        run.start_test("test_spin", hidden=True)
+        run.call("quick", (), {})
+    finally:
+        run.close()
+    assert list(run.call_times) == [("test_spin", 0), ("test_other", 0), ("test_spin", 1)]
+
+
 def test_a_limit_allows_the_factor_on_running_time_and_less_on_compiling():
     assert CallTime(0.004).limit() == CALL_FLOOR_SECONDS
     assert CallTime(0.1).limit() == pytest.approx(CALL_FACTOR * 0.1)

@@ -232,10 +232,10 @@ def test_inputs_kept_from_a_hidden_test_do_not_leave_through_a_later_visible_one
     kept_for_a_visible_test,
 ):
     attacker = texts_of(kept_for_a_visible_test.student("a_attacker"))
-    assert MARKER not in attacker
     assert not [hidden for hidden in HIDDEN_INPUTS if hidden in attacker]
+    # every visible test runs before the hidden ones: the error it shows holds visible inputs
     message = kept_for_a_visible_test.exercise("leaves_in_order", "a_attacker")["tests"][0]
-    assert "`check` shows it" in message["message"]
+    assert message["message"].startswith("leaves_in_order raised ValueError: LEAK ([1, (2, 3)]")
 
 
 @pytest.mark.slow

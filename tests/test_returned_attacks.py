@@ -5,9 +5,13 @@ that lies, one that is huge, one that raises, one that sleeps, one that never gi
 interpreter back, ones that write a PASS line or a fake summary) are graded next to a
 correct victim. Each earns exactly what its functions earn, its message shows what was
 returned on the line that says it, and the victim's report is as it would be alone.
+So is a learner whose functions keep every input they are given and return its strings
+from their later visible calls: no message shows a hidden input.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from attack_cases import LIAR, Attack, expected_score, expected_statuses, returns, write_learners
@@ -26,6 +30,28 @@ def repr_returning(body: str) -> Attack:
     return Attack("", returns(text), expected={"count_leaves": "failed"})
 
 
+# count_leaves is right, so its hidden tests run; each call of a function keeps its input,
+# and the later functions return the string leaves of all kept so far.
+KEEPING = """import jax
+
+KEPT = []
+
+
+def strings_kept(given):
+    KEPT.append(given)
+    found = set()
+    for tree in KEPT:
+        try:
+            found.update(leaf for leaf in jax.tree.leaves(tree) if isinstance(leaf, str))
+        except Exception:
+            pass
+    return sorted(found)
+
+
+def count_leaves(tree, *, none_is_leaf=False):
+    strings_kept(tree)
+    is_leaf = (lambda x: x is None) if none_is_leaf else None
+    return len(jax.tree.leaves(tree, is_leaf=is_leaf))"""
 ATTACKS = {
     "a_lying": repr_returning("        return '3'"),
     "a_huge": repr_returning("        return 'x' * 10_000_000"),
@@ -36,7 +62,18 @@ ATTACKS = {
     "a_fake_summary": repr_returning(
         "        return '2\\n\\n| b_victim | 0 / 7 |\\n# Feedback for b_victim\\n'"
     ),
+    "a_keeping": Attack(
+        "",
+        {
+            "count_leaves": KEEPING,
+            "leaves_in_order": "def leaves_in_order(tree):\n    return strings_kept(tree)",
+            "is_leaf_type": "def is_leaf_type(value):\n    return strings_kept(value)",
+        },
+        expected={"leaves_in_order": "failed", "is_leaf_type": "failed"},
+    ),
 }
+HIDDEN_ONLY = ("no None here", "hundred")
+"""Strings among the leaves of the hidden tests' inputs that no visible test gives."""
 SAID = "count_leaves([1, (2, 3)]) should be 3; it returned "
 
 
@@ -88,3 +125,18 @@ def test_a_repr_that_writes_lines_of_a_report_stays_on_the_line_that_shows_it(gr
     assert shown(graded, learner).startswith("2 ")
     (exercise,) = [e for e in graded[learner]["exercises"] if e["name"] == "count_leaves"]
     assert len(exercise["tests"][0]["message"].splitlines()) == 1
+
+
+def test_a_learner_keeping_inputs_shows_no_hidden_input_in_any_message(graded):
+    row = json.dumps(graded["a_keeping"], ensure_ascii=False)
+    assert [text for text in HIDDEN_ONLY if text in row] == []
+
+
+def test_a_learner_keeping_inputs_is_shown_what_its_later_visible_calls_returned(graded):
+    messages = {e["name"]: e["tests"][0]["message"] for e in graded["a_keeping"]["exercises"]}
+    assert messages["leaves_in_order"].startswith(
+        "leaves_in_order([1, (2, [3])]) should be [1, 2, 3]; it returned []"
+    )
+    assert messages["is_leaf_type"].startswith(
+        "is_leaf_type(\"abc\") should return True; it returned ['abc']"
+    )

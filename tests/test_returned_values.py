@@ -8,13 +8,15 @@ import sys
 import textwrap
 import time
 
+import nbformat
 import pytest
 
 from autograder.compare.failures import LearnerError
 from autograder.compare.returned import MAX_SHOWN, Calls, short_repr
-from autograder.compare.verdicts import run_test_cell
+from autograder.compare.verdicts import cell_parts, run_test_cell
 from autograder.execute.run import Limits, NotebookRun
-from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines
+from autograder.grade.plugin import NotebookContext
+from autograder.load.course import REPO_ROOT, SOLUTIONS, TestCell, hidden_lines, load_course
 from autograder.report.text import markdown_cell
 from conftest import run_cli, write_variant
 
@@ -99,6 +101,36 @@ def test_a_statement_shown_whole_leaves_out_a_hidden_line_inside_it():
     assert message.startswith("This check failed: assert f(") and "12345" not in message
 
 
+def test_a_cells_visible_prefix_ends_before_its_first_hidden_line():
+    prefix, rest = cell_parts(cell())
+    assert prefix == 'assert f(1) == 2, "f(1) should be 2"\n'
+    assert rest == "\n" + SOURCE.split("\n", 1)[1]
+
+
+def test_a_cell_whose_hidden_region_sits_inside_a_top_level_statement_runs_whole_after_it():
+    source = (
+        "for x in [1]:\n"
+        "    assert f(x) == 2\n"
+        "### BEGIN HIDDEN TESTS\n"
+        "    assert f(3) == 6\n"
+        "### END HIDDEN TESTS\n"
+    )
+    assert cell_parts(cell(source)) == ("", source)
+
+
+def test_a_cell_without_hidden_lines_is_all_visible_prefix():
+    source = 'assert f(1) == 2, "f(1) should be 2"\n'
+    assert cell_parts(cell(source)) == (source, "")
+
+
+def test_a_failure_in_the_rest_of_a_cell_is_judged_on_the_cells_own_lines():
+    test, namespace = cell(), {"f": lambda x: 2 if x == 1 else 123456}
+    prefix, rest = cell_parts(test)
+    assert run_test_cell(test, namespace, "nb.ipynb", part=prefix).passed
+    result = run_test_cell(test, namespace, "nb.ipynb", part=rest)
+    assert (result.outcome, result.hidden, result.message) == ("failed", True, "Reread Section X.")
+
+
 def test_a_short_repr_is_one_line_of_at_most_its_length():
     text = short_repr(["line one\nline two", "x" * 10_000, list(range(1000))])
     assert "\n" not in text and len(text) <= MAX_SHOWN
@@ -179,14 +211,86 @@ def test_a_worker_ended_for_a_repr_that_never_ends_costs_no_restart(run):
     assert run.call("pair", (), {}) == [1, 2]
 
 
-def test_a_learners_feedback_file_says_what_the_function_returned(tmp_path):
-    write_variant(
-        SOLUTIONS / "leaves" / "leaves.ipynb", tmp_path / "class" / "ada" / "leaves.ipynb",
-        {"count_leaves": WRONG_COUNT},
-    )  # fmt: skip
+# Right in its first function, whose hidden tests then run, and wrong in the two after it.
+WRONG_LATER = {
+    "leaves_in_order": "def leaves_in_order(tree):\n    return [tree]",
+    "is_leaf_type": "def is_leaf_type(value):\n    return False",
+}
+
+
+@pytest.fixture(scope="module")
+def feedback(tmp_path_factory):
+    """The feedback folder of a class of leaves: ada's count_leaves is wrong, bea's later
+    functions are."""
+    folder = tmp_path_factory.mktemp("class")
+    source = SOLUTIONS / "leaves" / "leaves.ipynb"
+    write_variant(source, folder / "ada" / "leaves.ipynb", {"count_leaves": WRONG_COUNT})
+    write_variant(source, folder / "bea" / "leaves.ipynb", WRONG_LATER)
+    written = tmp_path_factory.mktemp("feedback")
     done = run_cli(
-        "grade", tmp_path / "class", "--assignment", "leaves", "--no-cache",
-        "--feedback", tmp_path / "feedback",
+        "grade", folder, "--assignment", "leaves", "--no-cache", "--feedback", written,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert markdown_cell(SAID) in (tmp_path / "feedback" / "ada.md").read_text(encoding="utf-8")
+    return written
+
+
+def test_a_learners_feedback_file_says_what_the_function_returned(feedback):
+    assert markdown_cell(SAID) in (feedback / "ada.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_later_functions_of_a_notebook_say_what_they_returned_after_its_hidden_tests_ran(
+    feedback,
+):
+    text = (feedback / "bea.md").read_text(encoding="utf-8")
+    assert "`count_leaves`: 2 / 2 (passed)" in text  # its hidden tests ran before the others'
+    for said in (
+        "leaves_in_order([1, (2, [3])]) should be [1, 2, 3]; it returned [[1, (2, [3])]]",
+        'is_leaf_type("abc") should return True; it returned False',
+    ):
+        assert markdown_cell(said) in text
+
+
+# count_leaves's test as a course could write it, its hidden line inside the loop of its
+# visible checks: the loop's second visible call comes after the hidden one.
+LOOPED_TEST = """\
+for tree in ([1, (2, 3)], [4]):
+    assert count_leaves(tree) == len(jax.tree.leaves(tree)), f"count_leaves({tree}) is wrong"
+### BEGIN HIDDEN TESTS
+    assert count_leaves({"kept": "a hidden input"}) == 1, "Reread Leaves → The registry."
+### END HIDDEN TESTS
+"""
+# Right until it has been given a dict, which it keeps and gives back from its next call.
+GIVING_BACK = """\
+KEPT = []
+
+
+def count_leaves(tree, *, none_is_leaf=False):
+    KEPT.append(tree)
+    if isinstance(tree, dict):
+        return 1
+    return repr(KEPT[-2]) if len(KEPT) > 2 else 3
+"""
+
+
+@pytest.mark.slow
+def test_a_visible_line_that_runs_after_hidden_lines_of_its_own_cell_shows_no_value(tmp_path):
+    course = tmp_path / "course" / "leaves" / "leaves.ipynb"
+    course.parent.mkdir(parents=True)
+    nb = nbformat.read(SOLUTIONS / "leaves" / "leaves.ipynb", as_version=4)
+    (cell,) = [
+        c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_count_leaves"
+    ]
+    cell.source = LOOPED_TEST
+    nbformat.write(nb, course)
+    exercise = load_course(course.parent.parent).notebook("leaves")
+    learner = write_variant(
+        course, tmp_path / "ada" / "leaves.ipynb", {"count_leaves": GIVING_BACK}
+    )
+    context = NotebookContext(exercise, learner, Limits(notebook_seconds=60, call_seconds=10))
+    try:
+        context.run_visible_tests()
+        verdict = context.verdict(exercise.functions[0].tests[0])
+    finally:
+        context.close()
+    assert (verdict.outcome, verdict.message) == ("failed", "count_leaves([4]) is wrong")

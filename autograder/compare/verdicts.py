@@ -166,6 +166,7 @@ def run_test_cell(
     notebook: str,
     after_hidden: bool = False,
     calls: Calls | None = None,
+    part: str | None = None,
 ) -> Verdict:
     """Run ``test`` in ``namespace`` and judge it by its assertions alone.
 
@@ -176,8 +177,10 @@ def run_test_cell(
     them, so then a visible test's failure, too, shows no text of the worker's.
     ``calls``, told of the cell's calls of the learner's functions, gives what the
     function returned in a visible statement that failed, which its message then shows.
+    ``part``, one of :func:`cell_parts`, runs only that part of the cell.
     """
-    code = compile(test.source, test.filename, "exec", dont_inherit=True)
+    source = test.source if part is None else part
+    code = compile(source, test.filename, "exec", dont_inherit=True)
     try:
         exec(code, namespace)
     except AssertionError as exc:
@@ -226,6 +229,37 @@ def run_test_cell(
         kind = "not-written" if isinstance(exc, NotImplementedError) else "test-stopped"
         return _pointed(Verdict("failed", message, _in_hidden(exc, test), kind), pointer)
     return Verdict("passed", hidden=bool(test.hidden_lines))
+
+
+def cell_parts(test: TestCell) -> tuple[str, str]:
+    """``test``'s source cut in two, to run one after the other in one namespace: its
+    visible prefix, the top-level statements before its first hidden line, and the rest.
+
+    A top-level statement that holds a hidden line goes whole into the rest; a cell
+    without hidden lines is all prefix. Each part keeps the cell's line numbers (the
+    other part's lines are left blank), so that a traceback, a hidden line and a
+    recorded call name the same lines as in the whole cell.
+    """
+    lines = test.source.splitlines(keepends=True)
+    tree = _parsed(test)
+    if tree is None:  # run whole, to fail as a cell that cannot be parsed fails
+        return "", test.source
+    if not test.hidden_lines:
+        return test.source, ""
+    first = min(test.hidden_lines)
+    holding = [
+        _first_line(statement)
+        for statement in tree.body
+        if _first_line(statement) <= first <= (statement.end_lineno or statement.lineno)
+    ]
+    cut = min([first, *holding]) - 1  # the lines before the rest
+    return "".join(lines[:cut]), "\n" * cut + "".join(lines[cut:])
+
+
+def _first_line(statement: ast.stmt) -> int:
+    """The first line of ``statement``, its decorators included."""
+    decorators = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
 
 
 def _chapter(notebook: str) -> str:

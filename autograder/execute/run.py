@@ -299,6 +299,7 @@ class NotebookRun:
     call_times: dict[tuple[str, int], CallTime] = field(default_factory=dict)
     _test: str = ""
     _calls: Iterator[int] = field(default_factory=itertools.count)
+    _counts: dict[str, Iterator[int]] = field(default_factory=dict)
     _worker: WorkerProcess | None = None
     _skipped: set[int] = field(default_factory=set)
     _started: bool = False
@@ -311,9 +312,12 @@ class NotebookRun:
         start_zygote(self.limits)
 
     def start_test(self, label: str, hidden: bool = False) -> None:
-        """Count the calls that follow as test ``label``'s, from 0; ``hidden``: the test
-        gives the learner's code hidden inputs."""
-        self._test, self._calls = label, itertools.count()
+        """Count the calls that follow as test ``label``'s: from 0 the first time, then on
+        from its last one (a test cell runs in two parts, see the grading plugin), so that
+        a call's number is the same however the cell is cut; ``hidden``: the test gives the
+        learner's code hidden inputs."""
+        self._test = label
+        self._calls = self._counts.setdefault(label, itertools.count())
         self.hidden_inputs_given |= hidden
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

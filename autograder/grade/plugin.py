@@ -14,6 +14,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import nbformat
 import pytest
 
 from autograder.compare.returned import Calls, one_line
-from autograder.compare.verdicts import Verdict, run_test_cell
+from autograder.compare.verdicts import Verdict, cell_parts, run_test_cell
 from autograder.devices import use_cpu_devices
 from autograder.execute import wire
 from autograder.execute.run import Limits, NotebookRun, ReferenceSeconds
@@ -136,8 +137,25 @@ def only_watched(records: Any, apis: Any) -> Any:
     return [r for r in records if not isinstance(r, dict) or r.get("api") in asked]
 
 
+@dataclass(frozen=True)
+class _Begun:
+    """A test cell whose visible prefix has run: the namespace and calls the rest of the
+    cell runs with, and the prefix's verdict where it failed (the rest is then not run)."""
+
+    namespace: dict[str, Any]
+    calls: Calls
+    failed: Verdict | None
+
+
 class NotebookContext:
-    """One exercise notebook of one submission: either runnable, or a reason it is not."""
+    """One exercise notebook of one submission: either runnable, or a reason it is not.
+
+    Each test cell runs in two parts (:func:`~autograder.compare.verdicts.cell_parts`):
+    :meth:`run_visible_tests` runs every cell's visible prefix before any hidden line
+    of the notebook runs, so that a failing visible test can show what the function
+    returned (after hidden inputs, the learner's code could return them); :meth:`verdict`
+    runs the rest of the cell.
+    """
 
     def __init__(
         self,
@@ -156,6 +174,8 @@ class NotebookContext:
         self.rebinding_given: list[str] = []
         self.not_started: frozenset[str] = frozenset()
         self.stub_cells: frozenset[int] = frozenset()
+        self._begun: dict[str, _Begun] = {}
+        self._visible_run = False
         exercise.check_unchanged()  # raises, out of pytest: the run stops
         if path is None:
             self.problem = Verdict(
@@ -187,22 +207,55 @@ class NotebookContext:
         self.naming_the_grader = cells_touching_the_grader(nb, course)
         self.rebinding_given = cells_rebinding_given(nb, course)
 
+    def run_visible_tests(self) -> None:
+        """Run the visible prefix of each test cell of a started function, in the report's
+        order, once: none has hidden inputs, so none needs the grader's words only."""
+        if self._visible_run:
+            return
+        self._visible_run = True
+        for function in self.exercise.functions:
+            if function.name not in self.not_started:
+                for test in function.tests:
+                    self.run_visible_prefix(test)
+
+    def run_visible_prefix(self, test: TestCell) -> None:
+        """Run ``test``'s visible prefix now; :meth:`verdict` then runs the rest."""
+        if self.problem is None and self.run is not None:
+            self._begun[test.grade_id] = self._begin(self.run, test)
+
     def verdict(self, test: TestCell) -> Verdict:
+        """``test``'s verdict: its visible prefix's where that failed, else that of the rest
+        of the cell. The prefix runs first here unless :meth:`run_visible_tests` ran it."""
         if test.function in self.not_started:
             return Verdict.not_started()  # whatever the stub would do, it is not run
         if self.problem is not None or self.run is None:
             return self.problem or Verdict("error", "not graded", kind="not-graded")
-        # whether an earlier test cell had hidden tests, so the worker may hold hidden inputs
-        after_hidden = self.run.hidden_inputs_given
+        begun = self._begun.pop(test.grade_id, None) or self._begin(self.run, test)
+        if begun.failed is not None:
+            return begun.failed
         self.run.start_test(test.grade_id, hidden=bool(test.hidden_lines))
+        # The rest begins with the cell's hidden lines: the worker may hold hidden inputs
+        # (this cell's, or an earlier one's) when a visible line among them runs.
+        after_hidden = self.run.hidden_inputs_given
+        _, rest = cell_parts(test)
+        filename = self.exercise.filename
+        return run_test_cell(test, begun.namespace, filename, after_hidden, begun.calls, rest)
+
+    def _begin(self, run: NotebookRun, test: TestCell) -> _Begun:
+        """Run ``test``'s visible prefix in a namespace of its own."""
+        after_hidden = run.hidden_inputs_given
+        run.start_test(test.grade_id)
         namespace = trusted_namespace(self.exercise)
         for name, value in list(namespace.items()):
             if any(value is watcher for watcher in WATCHERS.values()):
-                namespace[name] = RemoteWatcher(self.run, value.__name__)
+                namespace[name] = RemoteWatcher(run, value.__name__)
         calls = Calls(test.filename)
         for name in test.free_names - namespace.keys():
-            namespace[name] = RemoteFunction(self.run, name, calls)
-        return run_test_cell(test, namespace, self.exercise.filename, after_hidden, calls)
+            namespace[name] = RemoteFunction(run, name, calls)
+        prefix, _ = cell_parts(test)
+        filename = self.exercise.filename
+        verdict = run_test_cell(test, namespace, filename, after_hidden, calls, prefix)
+        return _Begun(namespace, calls, None if verdict.passed else verdict)
 
     def close(self) -> None:
         if self.run is not None:
@@ -222,6 +275,7 @@ class ExerciseItem(pytest.Item):
         self.context = context
 
     def runtest(self) -> None:
+        self.context.run_visible_tests()
         verdict = self.context.verdict(self.test)
         self.user_properties.append(("verdict", verdict))
         if not verdict.passed:

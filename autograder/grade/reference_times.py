@@ -47,12 +47,18 @@ def reference_seconds(exercise: ExerciseNotebook, limits: Limits) -> ReferenceSe
 
 
 def _measure(exercise: ExerciseNotebook, grade_id: str, limits: Limits) -> dict[int, CallTime]:
+    """The times of test ``grade_id``'s calls: its visible prefix in one worker, the rest of
+    the cell in a fresh one. In a learner's worker the other tests run between the two
+    parts, and may leave it with nothing compiled (``watch_calls`` clears JAX's caches, a
+    crash restarts the worker), so the rest's calls are timed as from a cold start."""
     timing = replace(limits, call_seconds=MEASURING_SECONDS, zygote="reference")
     context = NotebookContext(exercise, exercise.path, timing)
     try:
         for function in exercise.functions:
             for test in function.tests:
-                if test.grade_id == grade_id:
+                if test.grade_id == grade_id and context.run is not None:
+                    context.run_visible_prefix(test)
+                    context.run.close()  # the next call starts a fresh worker
                     context.verdict(test)
     finally:
         context.close()
