@@ -3,6 +3,7 @@ the same files with the same content."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,9 @@ def test_an_edited_notebook_is_checked_with_the_same_folder_emptied(tmp_path):
     # a zygote kept between checks has this very folder mounted in its sandbox
     assert (after, after.stat().st_ino) == (before, inode)
     assert list(after.iterdir()) == []
+
+
+def test_a_notebook_whose_name_is_not_utf8_has_its_cache_too(tmp_path):
+    notebook = tmp_path / os.fsdecode(b"caf\xe9.ipynb")
+    notebook.write_text("my own work")
+    assert _checked(notebook).is_dir()

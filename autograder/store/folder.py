@@ -54,7 +54,8 @@ def learners_own(notebooks: Collection[Path]) -> CompileStore | None:
     that the warm checker keeps has it mounted, and goes on serving the edited notebook.
     """
     resolved = sorted(path.resolve() for path in notebooks)
-    files = cache_root() / "checked" / _digest("\0".join(map(str, resolved)).encode())
+    # os.fsencode: a file name need not be UTF-8, and is then held in surrogate escapes
+    files = cache_root() / "checked" / _digest(b"\0".join(map(os.fsencode, resolved)))
     folder, marker = files / "compiled", files / "content"
     try:
         content = _digest(b"".join(_digest(path.read_bytes()).encode() for path in resolved))
