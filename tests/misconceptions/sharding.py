@@ -479,7 +479,7 @@ def sharded_init(widths, rules, seed):
     {
         "function": "sharded_init",
         "misconception": "the first rule whose pattern matches lays a leaf out, whatever its rank",
-        "teaches": RULES,
+        "teaches": PREFIX,
         "source": """
 def sharded_init(widths, rules, seed):
     mesh = jax.make_mesh((4, 2), ("data", "model"))
