@@ -343,9 +343,10 @@ def placed(n):
     }
 """
 
+EXPLICIT = ("Explicit", "Explicit")
 LAYOUTS = {
-    "w": {"spec": P("data"), "mesh": {"data": 4, "model": 2}},
-    "b": {"spec": P(), "mesh": {"data": 4, "model": 2}},
+    "w": {"spec": P("data"), "mesh": {"data": 4, "model": 2}, "axis_types": EXPLICIT},
+    "b": {"spec": P(), "mesh": {"data": 4, "model": 2}, "axis_types": EXPLICIT},
     "one": "single device",
     "host": "not a jax.Array",
 }
@@ -354,6 +355,20 @@ LAYOUTS = {
 def test_leaf_shardings_tells_where_each_leaf_the_learners_function_returned_lives(notebook):
     exec(SHARDED, notebook)
     assert leaf_shardings(notebook["placed"], (8,)) == LAYOUTS
+
+
+def test_leaf_shardings_tells_a_mesh_of_auto_axes_from_one_of_explicit_axes(notebook):
+    exec(
+        SHARDED + "\n\ndef auto(n):\n"
+        "    mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n"
+        "    return jax.device_put(jnp.ones((n, 2)), NamedSharding(mesh, P('data')))\n",
+        notebook,
+    )
+    assert leaf_shardings(notebook["auto"], (8,)) == {
+        "spec": P("data"),
+        "mesh": {"data": 4, "model": 2},
+        "axis_types": ("Auto", "Auto"),
+    }
 
 
 def test_leaf_shardings_runs_in_the_worker_and_its_specs_reach_the_grader_as_specs():

@@ -280,11 +280,13 @@ def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> An
     """``function(*args)`` with each leaf replaced by where it lives, in the learner's process.
 
     Arrays cross to the grader as NumPy arrays, without their sharding; this answers,
-    per leaf, ``{"spec": PartitionSpec, "mesh": {axis name: size, ...}}`` for a JAX
-    array laid out over a mesh (a ``NamedSharding``; the spec without trailing
-    ``None`` entries, which lay out nothing, so ``P("data", None)`` is ``P("data")``),
-    ``"single device"`` for a JAX array on one device, and ``"not a jax.Array"`` for
-    anything else.
+    per leaf, ``{"spec": PartitionSpec, "mesh": {axis name: size, ...}, "axis_types":
+    ("Explicit", ...)}`` for a JAX array laid out over a mesh (a ``NamedSharding``; the
+    spec without trailing ``None`` entries, which lay out nothing, so ``P("data", None)``
+    is ``P("data")``; the type of each of the mesh's axes, in its order, since a mesh of
+    ``Auto`` axes holds the same blocks as one of ``Explicit`` axes and behaves
+    otherwise), ``"single device"`` for a JAX array on one device, and ``"not a
+    jax.Array"`` for anything else.
     """
     import jax
 
@@ -294,7 +296,11 @@ def leaf_shardings(function: Callable[..., Any], args: Sequence[Any] = ()) -> An
         sharding = leaf.sharding
         if isinstance(sharding, jax.sharding.NamedSharding):
             mesh = {str(name): int(size) for name, size in sharding.mesh.shape.items()}
-            return {"spec": jax.sharding.PartitionSpec(*spec_entries(sharding.spec)), "mesh": mesh}
+            return {
+                "spec": jax.sharding.PartitionSpec(*spec_entries(sharding.spec)),
+                "mesh": mesh,
+                "axis_types": tuple(kind.name for kind in sharding.mesh.axis_types),
+            }
         if isinstance(sharding, jax.sharding.SingleDeviceSharding):
             return "single device"
         return type(sharding).__name__
