@@ -114,9 +114,11 @@ def _request(arguments: list[str]) -> dict[str, object]:
     """What the warm checker needs to run the check as this process would."""
     environment = dict(os.environ)
     if sys.stdout.isatty() and "COLUMNS" not in environment:
-        # rich reads the width from the terminal, which the checker does not have
+        # rich reads the width from the terminal, which the checker does not have; a
+        # terminal that gives no size (0 columns) leaves rich to its default, as here
         size = os.get_terminal_size(sys.stdout.fileno())
-        environment.update(COLUMNS=str(size.columns), LINES=str(size.lines))
+        if size.columns > 0 and size.lines > 0:
+            environment.update(COLUMNS=str(size.columns), LINES=str(size.lines))
     umask = os.umask(0)
     os.umask(umask)
     return {

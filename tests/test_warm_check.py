@@ -351,3 +351,34 @@ def test_an_edited_notebook_is_checked_by_the_zygote_the_checker_kept(tmp_path, 
     edited = run_cli("check", mine, env=environment(tmp_path, sockets, "1"))
     assert "FAIL" in edited.stdout, edited.stdout + edited.stderr
     assert before and zygotes_of(checker) == before
+
+
+def printed_at_a_terminal_of_no_size(arguments: list[str], env: dict[str, str]) -> str:
+    """What ``python -m autograder ARGUMENTS`` prints on a pseudo-terminal that gives no size
+    (0 columns, as ``script`` and some editors' terminals report)."""
+    import pty
+    import subprocess
+
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", *arguments],
+        stdout=follower, stderr=follower, cwd=Path(warm.__file__).parent.parent,
+        env={k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}, timeout=600,
+    )  # fmt: skip
+    os.close(follower)
+    chunks = []
+    with contextlib.suppress(OSError):
+        while chunk := os.read(leader, 65536):
+            chunks.append(chunk)
+    os.close(leader)
+    assert done.returncode in (0, 1)
+    return b"".join(chunks).decode()
+
+
+def test_a_warm_check_on_a_terminal_that_gives_no_size_prints_its_feedback(tmp_path, sockets):
+    mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    printed = printed_at_a_terminal_of_no_size(
+        ["check", str(mine)], environment(tmp_path, sockets, "1")
+    )
+    assert list(sockets.glob("*/*.sock")), "no warm checker answered"
+    assert "PASS" in printed
