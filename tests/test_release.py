@@ -21,6 +21,7 @@ from autograder.author import checks
 from autograder.author.release import (
     REQUIREMENTS,
     ReleaseError,
+    checker_dependencies,
     learner_requirements,
     read_requirements,
     released_notebook,
@@ -530,3 +531,9 @@ def test_a_release_installed_as_its_readme_says_gives_the_reference_solutions_fu
     assert done.returncode == 0, "\n".join(results) + done.stderr[-3000:]
     assert f"All visible tests pass, in all {len(course.notebooks)} notebooks." in done.stdout
     assert "ERROR" not in done.stdout
+
+
+def test_the_checker_depends_on_the_binding_that_proves_a_sandbox_clean():
+    # without the seccomp filter no worker's sandbox is proven clean, and each check
+    # starts a new zygote where the warm checker would keep one
+    assert "pyseccomp" in checker_dependencies()
