@@ -13,6 +13,17 @@ VMAP = f"{CHAPTER} → A stack of layers by vmap"
 SCAN = f"{CHAPTER} → Running the stack with scan"
 REMAT = f"{CHAPTER} → jax.checkpoint on the body"
 
+# The lines many cases share: a block that names its hidden activation, and a key made
+# from a leaf's path (each case's source stays one whole solution cell).
+NAMED_BLOCK = """    from jax.ad_checkpoint import checkpoint_name
+
+    def block(x, layer):
+        hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
+        return x + hidden @ layer["down"], None
+"""
+PATH_KEY = """        leaf_key = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
+"""
+
 CASES = [
     {
         "function": "leaf_noise",
@@ -21,8 +32,9 @@ CASES = [
         "source": """
 def leaf_noise(key, tree, scale):
     def draw(path, leaf):
-        leaf_key = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        return leaf + scale * jax.random.normal(leaf_key, jnp.shape(leaf), leaf.dtype)
+"""
+        + PATH_KEY
+        + """        return leaf + scale * jax.random.normal(leaf_key, jnp.shape(leaf), leaf.dtype)
 
     return jax.tree_util.tree_map_with_path(draw, tree)
 """,
@@ -87,8 +99,9 @@ def leaf_noise(key, tree, scale):
         "source": """
 def leaf_noise(key, tree, scale):
     def draw(path, leaf):
-        leaf_key = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        return (scale * jax.random.normal(leaf_key, jnp.shape(leaf))).astype(leaf.dtype)
+"""
+        + PATH_KEY
+        + """        return (scale * jax.random.normal(leaf_key, jnp.shape(leaf))).astype(leaf.dtype)
 
     return jax.tree_util.tree_map_with_path(draw, tree)
 """,
@@ -136,8 +149,9 @@ def init_params(key, shapes):
     lecun = jax.nn.initializers.lecun_normal()
 
     def init(path, s):
-        k = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        return lecun(k, s.shape, s.dtype) if len(s.shape) == 2 else jnp.zeros(s.shape, s.dtype)
+"""
+        + PATH_KEY.replace("leaf_key", "k")
+        + """        return lecun(k, s.shape, s.dtype) if len(s.shape) == 2 else jnp.zeros(s.shape, s.dtype)
 
     return jax.tree_util.tree_map_with_path(init, shapes)
 """,
@@ -149,8 +163,9 @@ def init_params(key, shapes):
         "source": """
 def init_params(key, shapes):
     def init(path, s):
-        k = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        if len(s.shape) < 2:
+"""
+        + PATH_KEY.replace("leaf_key", "k")
+        + """        if len(s.shape) < 2:
             return jnp.zeros(s.shape, s.dtype)
         return jax.random.normal(k, s.shape, s.dtype) / jnp.sqrt(s.shape[0]).astype(s.dtype)
 
@@ -164,8 +179,9 @@ def init_params(key, shapes):
         "source": """
 def init_params(key, shapes):
     def init(path, s):
-        k = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        if len(s.shape) < 2:
+"""
+        + PATH_KEY.replace("leaf_key", "k")
+        + """        if len(s.shape) < 2:
             return jnp.zeros(s.shape, s.dtype)
         matrix = jax.nn.initializers.lecun_normal()(k, s.shape[-2:], s.dtype)
         return jnp.broadcast_to(matrix, s.shape)
@@ -182,8 +198,9 @@ def init_params(key, shapes):
     lecun = jax.nn.initializers.lecun_normal()
 
     def init(path, s):
-        k = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        return lecun(k, s.shape) if len(s.shape) >= 2 else jnp.zeros(s.shape)
+"""
+        + PATH_KEY.replace("leaf_key", "k")
+        + """        return lecun(k, s.shape) if len(s.shape) >= 2 else jnp.zeros(s.shape)
 
     return jax.tree_util.tree_map_with_path(init, shapes)
 """,
@@ -201,8 +218,9 @@ def init_params(key, shapes):
     lecun = jax.nn.initializers.lecun_normal()
 
     def init(path, s):
-        k = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
-        return lecun(k, s.shape, s.dtype) if len(s.shape) >= 2 else jnp.zeros(s.shape)
+"""
+        + PATH_KEY.replace("leaf_key", "k")
+        + """        return lecun(k, s.shape, s.dtype) if len(s.shape) >= 2 else jnp.zeros(s.shape)
 
     return jax.tree_util.tree_map_with_path(init, shapes)
 """,
@@ -291,12 +309,9 @@ def run_stack(stack, x):
         "teaches": REMAT,
         "source": """
 def run_stack(stack, x):
-    from jax.ad_checkpoint import checkpoint_name
-
-    def block(x, layer):
-        hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
-        return x + hidden @ layer["down"], None
-
+"""
+        + NAMED_BLOCK
+        + """
     return lax.scan(jax.checkpoint(block), x, stack)[0]
 """,
     },
@@ -320,12 +335,9 @@ def run_stack(stack, x):
         "teaches": REMAT,
         "source": """
 def run_stack(stack, x):
-    from jax.ad_checkpoint import checkpoint_name
-
-    def block(x, layer):
-        hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
-        return x + hidden @ layer["down"], None
-
+"""
+        + NAMED_BLOCK
+        + """
     policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
     return lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0]
 """,
@@ -336,12 +348,9 @@ def run_stack(stack, x):
         "teaches": REMAT,
         "source": """
 def run_stack(stack, x):
-    from jax.ad_checkpoint import checkpoint_name
-
-    def block(x, layer):
-        hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
-        return x + hidden @ layer["down"], None
-
+"""
+        + NAMED_BLOCK
+        + """
     def run(stack, x):
         return lax.scan(block, x, stack)[0]
 
@@ -389,12 +398,9 @@ def run_stack(stack, x):
         "teaches": SCAN,
         "source": """
 def run_stack(stack, x):
-    from jax.ad_checkpoint import checkpoint_name
-
-    def block(x, layer):
-        hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
-        return x + hidden @ layer["down"], None
-
+"""
+        + NAMED_BLOCK
+        + """
     step = jax.checkpoint(block, policy=jax.checkpoint_policies.save_only_these_names("hidden"))
     blocks = [jax.tree.map(lambda leaf: leaf[i], stack) for i in range(stack["up"].shape[0])]
     for layer in blocks:
