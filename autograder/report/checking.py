@@ -40,6 +40,11 @@ class NotebookState:
         return self.started != 0
 
     @property
+    def failing(self) -> int:
+        """The functions started that do not pass their visible tests."""
+        return (self.functions if self.started is None else self.started) - self.passing
+
+    @property
     def state(self) -> str:
         if self.solved:
             return SOLVED
@@ -81,15 +86,18 @@ def conclusion(states: list[NotebookState]) -> str:
         where = f" in {states[0].notebook}" if len(states) == 1 else ""
         where = f", in all {len(states)} notebooks" if len(states) > 1 else where
         return f"All visible tests pass{where}. The graded run adds hidden tests on other inputs."
-    if len(states) == 1:
-        return (
-            f"{waiting[0]} is {NOT_YET_SOLVED}: read the feedback and hints above, then "
-            f"check again; python -m autograder hint FUNCTION shows one more hint.{later}"
+    if any(state.failing for state in states):
+        advice = (
+            "read the feedback and hints above, then check again; "
+            "python -m autograder hint FUNCTION shows one more hint"
         )
+    else:  # nothing above to read: what is left is not started
+        advice = "every function you started passes: write the next one, then check again"
+    if len(states) == 1:
+        return f"{waiting[0]} is {NOT_YET_SOLVED}: {advice}.{later}"
     return (
         f"{len(waiting)} of {len(states)} notebooks are {NOT_YET_SOLVED}: "
-        f"{', '.join(waiting)}. Read the feedback and hints above, then check again; "
-        f"python -m autograder hint FUNCTION shows one more hint.{later}"
+        f"{', '.join(waiting)}. {advice[0].upper()}{advice[1:]}.{later}"
     )
 
 
