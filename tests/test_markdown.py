@@ -172,7 +172,7 @@ def test_a_class_summary_tables_each_functions_outcomes_hardest_first():
     rows = section_lines(markdown_summary(class_report()), "Pass rates per function")[1:]
     assert rows == [
         "| Chapter | Function | Started | Passed | Earned part | Failed | Raised an error "
-        "| Timed out | Not started | Not handed in |",
+        "| Timed out | Not started | Not handed in or damaged |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         "| Leaves | `count_leaves` | 4 of 4 | 25% | 25% | 25% | 0% | 25% | 0 | 0 |",
         "| Structure | `tree_depth` | 3 of 4 | 33% | 0% | 67% | 0% | 0% | 0 | 1 |",

@@ -34,7 +34,7 @@ def markdown_summary(report: Report, insight: ClassInsight | None = None) -> str
     return to_markdown(report, class_summary(report, insight), chapters_summary(report))
 
 
-CHAPTER_COLUMNS = ("Chapter", "Handed in", "Started", "Mean of those who started")
+CHAPTER_COLUMNS = ("Chapter", "Handed in, readable", "Started", "Mean of those who started")
 """The columns of the class's chapters, at the top of the summary and the terminal's report."""
 
 

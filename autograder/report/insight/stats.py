@@ -28,7 +28,7 @@ GROUPS = {
     "raised": "raised an error",
     "timeout": "timed out",
     "not-started": "not started",
-    "absent": "not handed in",
+    "absent": "not handed in or damaged",
 }
 """How one learner's function ended, for the class's shares, best first, with the words
 the page shows. ``partial``: some points but not all; ``raised`` takes the statuses
