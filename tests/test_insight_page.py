@@ -596,3 +596,27 @@ def _seconds_to_write(report: Report, html: Path) -> float:
     started = time.perf_counter()
     write_page(html, report, ["report.json"])
     return time.perf_counter() - started
+
+
+def test_the_outcome_chart_leaves_out_the_functions_no_learner_started(tmp_path):
+    untouched = _exercise(
+        "replace_leaves",
+        [
+            _test("replace_leaves", False, "not-started", kind="not-started"),
+            _test("replace_leaves", True, "not-started", kind="not-started"),
+        ],
+    )
+    report = Report(
+        [
+            StudentResult("ada", [passed("count_leaves"), untouched]),
+            StudentResult("bo", [partly("count_leaves", ORDER, "sorted?"), untouched]),
+        ],
+        "process",
+    )
+    html = tmp_path / "class.html"
+    write_page(html, report, ["report.json"])
+    figure = html.read_text(encoding="utf-8").split("How each function ended", 1)[1]
+    figure = figure.split("</figure>", 1)[0]
+    assert "leaves.count_leaves" in figure
+    assert "structure.replace_leaves" not in figure
+    assert "The 1 function no learner started is left out." in figure

@@ -100,7 +100,9 @@ def outcome_chart(functions: Sequence[FunctionStats]) -> str:
         axes.set_ylim(len(functions) - 0.5, -0.5)
         axes.set_xlim(0, 100)
         axes.set_xlabel("share of the class (%)")
-        axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=4, frameon=False)
+        # centred on the figure, not the plot: the labels on the left would push a legend
+        # centred on the plot past the figure's right edge
+        figure.legend(loc="upper center", bbox_to_anchor=(0.5, 1.0), ncols=4, frameon=False)
         words = "; ".join(
             f"{f.chapter}.{f.name}: "
             + ", ".join(
