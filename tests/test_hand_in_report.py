@@ -211,3 +211,11 @@ def test_a_damaged_notebooks_functions_are_corrupt_in_every_format(write):
     text = write(report)
     assert "corrupt" in text
     assert text.count("re-save or re-download it") == (0 if write is formats.to_junit else 1)
+
+
+def test_a_damaged_notebooks_junit_failures_name_the_file_and_what_to_do():
+    test = TestResult("test_split_static", "corrupt", 0, 1, "", False)
+    student = damaged("aux_data.ipynb", chapter="aux_data")
+    student.exercises[0].tests.append(test)
+    failure = ET.fromstring(formats.to_junit(class_report(student))).find(".//failure")
+    assert failure is not None and "aux_data.ipynb" in failure.get("message", "")

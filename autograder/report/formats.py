@@ -66,11 +66,19 @@ def to_junit(report: Report) -> str:
                     case, "error", message=test.message, type=test.outcome
                 ).text = test.message
             elif test.outcome != "passed":
-                ET.SubElement(
-                    case, "failure", message=test.message, type=test.outcome
-                ).text = test.message
+                said = test.message or _unsaid(student, exercise.notebook, test.outcome)
+                ET.SubElement(case, "failure", message=said, type=test.outcome).text = said
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _unsaid(student: StudentResult, notebook: str, outcome: str) -> str:
+    """What a failure with no message of its own says: a damaged notebook's tests carry
+    none (its learner's row names the file once), and a JUnit reader sees only the test."""
+    if outcome != "corrupt":
+        return ""
+    chapter = notebook.removesuffix(".ipynb")
+    return student.files_summary(chapter) or f"{notebook} is damaged: re-save or re-download it"
 
 
 def to_markdown(report: Report, class_part: str = "", class_top: str = "") -> str:
