@@ -88,6 +88,18 @@ def test_count_traces_refuses_a_helper_with_static_arguments(notebook):
         count_traces(notebook["_scaled"], [(jnp.ones(2), 2.0)], inside="_scaled")
 
 
+def test_count_traces_refuses_a_helper_that_donates_its_arguments(notebook):
+    exec(
+        "from functools import partial\n"
+        "@partial(jax.jit, donate_argnums=1)\n"
+        "def _added(x, y):\n"
+        "    return x + y\n",
+        notebook,
+    )
+    with pytest.raises(WatcherError, match="donates"):
+        count_traces(notebook["_added"], [(jnp.ones(2), jnp.ones(2))], inside="_added")
+
+
 def test_count_traces_is_zero_when_the_helper_is_skipped(notebook):
     assert count_traces(notebook["skips_helper"], [(jnp.ones(2),)], inside="_double") == [0]
 

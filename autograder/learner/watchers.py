@@ -67,7 +67,7 @@ class HelperNotJitted(WatcherError):
 
 
 class HelperStatic(WatcherError):
-    """The helper ``count_traces`` watches is jitted with static arguments."""
+    """The helper ``count_traces`` watches is jitted with static or donated arguments."""
 
 
 class NotANotebookFunction(WatcherError):
@@ -98,7 +98,7 @@ def count_traces(
     traces, so earlier calls do not count. The answer has one entry per call: how
     many times the helper's Python body ran during it (0 when a compiled trace was
     reused, or when the helper was not called). Raises :class:`WatcherError` when
-    ``inside`` is missing, is not jitted, or is jitted with static arguments.
+    ``inside`` is missing, is not jitted, or is jitted with static or donated arguments.
     """
     import jax
 
@@ -356,16 +356,19 @@ def _learner_name(namespace: dict[str, Any], name: str) -> Any:
 
 
 def _require_plain_jit(jitted: Any, name: str, args: Any, kwargs: Any) -> None:
-    """Refuse a helper jitted with static arguments: :func:`count_traces` re-jits its
-    body without them, and would count it as if it had none."""
+    """Refuse a helper jitted with static or donated arguments: :func:`count_traces`
+    re-jits its body without them, and would count it as if it had none (a donating
+    helper deletes its caller's arrays, which the re-jitted one would keep)."""
     import jax
 
     try:
-        inputs = len(jitted.trace(*args, **kwargs).jaxpr.in_avals)
+        traced = jitted.trace(*args, **kwargs)
     except Exception:  # noqa: BLE001 - the helper's own errors show when it runs
         return
-    if inputs != len(jax.tree.leaves((args, kwargs))):
+    if len(traced.jaxpr.in_avals) != len(jax.tree.leaves((args, kwargs))):
         raise HelperStatic(f"{name} keeps some arguments static: keep its plain @jax.jit")
+    if any(info.donated for info in jax.tree.leaves(traced.args_info)):
+        raise HelperStatic(f"{name} donates some arguments: keep its plain @jax.jit")
 
 
 def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any, str | None]:
