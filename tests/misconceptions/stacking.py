@@ -408,4 +408,97 @@ def run_stack(stack, x):
     return x
 """,
     },
+    {
+        "function": "init_stack",
+        "misconception": "a stack holds one dtype: every leaf is cast to float32",
+        "teaches": SHAPES,
+        "visible_passes": "only a layer of bfloat16 or float16 structs shows it, and the visible tests' are float32",
+        "source": """
+def init_stack(key, n_layers, layer_shapes):
+    stack = jax.vmap(init_params, in_axes=(0, None))(jax.random.split(key, n_layers), layer_shapes)
+    return jax.tree.map(lambda leaf: leaf.astype(jnp.float32), stack)
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "the hidden activation is the pre-activation x @ up + bias",
+        "teaches": REMAT,
+        "visible_passes": "the name and the result are right: only what the backward pass keeps shows it",
+        "source": """
+def run_stack(stack, x):
+    from jax.ad_checkpoint import checkpoint_name
+
+    def block(x, layer):
+        hidden = jnp.tanh(checkpoint_name(x @ layer["up"] + layer["bias"], "hidden"))
+        return x + hidden @ layer["down"], None
+
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0]
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "checkpoint_name tags its argument in place",
+        "teaches": REMAT,
+        "visible_passes": "the name and the result are right: only what the backward pass keeps shows it",
+        "source": """
+def run_stack(stack, x):
+    from jax.ad_checkpoint import checkpoint_name
+
+    def block(x, layer):
+        hidden = jnp.tanh(x @ layer["up"] + layer["bias"])
+        checkpoint_name(hidden, "hidden")
+        return x + hidden @ layer["down"], None
+
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0]
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "the hidden activation is the hidden state, the block's output",
+        "teaches": REMAT,
+        "visible_passes": "the name and the result are right: only what the backward pass keeps shows it",
+        "source": """
+def run_stack(stack, x):
+    from jax.ad_checkpoint import checkpoint_name
+
+    def block(x, layer):
+        hidden = jnp.tanh(x @ layer["up"] + layer["bias"])
+        return checkpoint_name(x + hidden @ layer["down"], "hidden"), None
+
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0]
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "a plain jax.checkpoint around the whole scan saves more memory at no cost",
+        "teaches": REMAT,
+        "visible_passes": "the body's checkpoint and name are right: only what the backward pass keeps shows it",
+        "source": """
+def run_stack(stack, x):
+"""
+        + NAMED_BLOCK
+        + """
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return jax.checkpoint(lambda stack, x: lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0])(stack, x)
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "a stack of one block needs no scan",
+        "teaches": SCAN,
+        "visible_passes": "the visible tests watch the scan on a stack of three",
+        "source": """
+def run_stack(stack, x):
+"""
+        + NAMED_BLOCK
+        + """
+    step = jax.checkpoint(block, policy=jax.checkpoint_policies.save_only_these_names("hidden"))
+    if stack["up"].shape[0] == 1:
+        return step(x, jax.tree.map(lambda leaf: leaf[0], stack))[0]
+    return lax.scan(step, x, stack)[0]
+""",
+    },
 ]
