@@ -408,4 +408,31 @@ def run_stack(stack, x):
     return x
 """,
     },
+    {
+        "function": "init_stack",
+        "misconception": "a stack holds one dtype: every leaf is cast to float32",
+        "teaches": SHAPES,
+        "visible_passes": "only a layer of bfloat16 or float16 structs shows it, and the visible tests' are float32",
+        "source": """
+def init_stack(key, n_layers, layer_shapes):
+    stack = jax.vmap(init_params, in_axes=(0, None))(jax.random.split(key, n_layers), layer_shapes)
+    return jax.tree.map(lambda leaf: leaf.astype(jnp.float32), stack)
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "a stack of one block needs no scan",
+        "teaches": SCAN,
+        "visible_passes": "the visible tests watch the scan on a stack of three",
+        "source": """
+def run_stack(stack, x):
+"""
+        + NAMED_BLOCK
+        + """
+    step = jax.checkpoint(block, policy=jax.checkpoint_policies.save_only_these_names("hidden"))
+    if stack["up"].shape[0] == 1:
+        return step(x, jax.tree.map(lambda leaf: leaf[0], stack))[0]
+    return lax.scan(step, x, stack)[0]
+""",
+    },
 ]
