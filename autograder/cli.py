@@ -38,14 +38,14 @@ EXIT_NOT_WRITTEN = 4
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    if _command_named(arguments) == "check":
+    if command_named(arguments) == "check":
         from autograder import warm
 
         if warm.wanted() and (code := warm.check_warm(arguments)) is not None:
             return code
     from autograder.load.course import SOLUTIONS
 
-    parser = _parser(instructor=SOLUTIONS.is_dir(), command=_command_named(arguments))
+    parser = _parser(instructor=SOLUTIONS.is_dir(), command=command_named(arguments))
     args = parser.parse_args(arguments)
     try:
         return args.run(args)
@@ -137,7 +137,7 @@ def _parser(instructor: bool, command: str | None = None) -> argparse.ArgumentPa
     return parser
 
 
-def _command_named(arguments: list[str]) -> str | None:
+def command_named(arguments: list[str]) -> str | None:
     """The command the command line names: its first argument that is not an option."""
     return next((argument for argument in arguments if not argument.startswith("-")), None)
 

@@ -138,7 +138,9 @@ def run_request(request: object) -> dict[str, object]:
     arguments = request["arguments"]
     if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
         raise ValueError("arguments must be strings")
-    if next((a for a in arguments if not a.startswith("-")), None) != "check":
+    from autograder import cli
+
+    if cli.command_named(arguments) != "check":
         raise ValueError("only check is served")
     forget()
     out = _Terminal(bool(request["stdout_tty"]), str(request["encoding"]))

@@ -140,10 +140,12 @@ def only_watched(records: Any, apis: Any) -> Any:
 @dataclass(frozen=True)
 class _Begun:
     """A test cell whose visible prefix has run: the namespace and calls the rest of the
-    cell runs with, and the prefix's verdict where it failed (the rest is then not run)."""
+    cell runs with, the rest's source, and the prefix's verdict where it failed (the rest
+    is then not run)."""
 
     namespace: dict[str, Any]
     calls: Calls
+    rest: str
     failed: Verdict | None
 
 
@@ -237,9 +239,8 @@ class NotebookContext:
         # The rest begins with the cell's hidden lines: the worker may hold hidden inputs
         # (this cell's, or an earlier one's) when a visible line among them runs.
         after_hidden = self.run.hidden_inputs_given
-        _, rest = cell_parts(test)
         filename = self.exercise.filename
-        return run_test_cell(test, begun.namespace, filename, after_hidden, begun.calls, rest)
+        return run_test_cell(test, begun.namespace, filename, after_hidden, begun.calls, begun.rest)
 
     def _begin(self, run: NotebookRun, test: TestCell) -> _Begun:
         """Run ``test``'s visible prefix in a namespace of its own."""
@@ -252,10 +253,10 @@ class NotebookContext:
         calls = Calls(test.filename)
         for name in test.free_names - namespace.keys():
             namespace[name] = RemoteFunction(run, name, calls)
-        prefix, _ = cell_parts(test)
+        prefix, rest = cell_parts(test)
         filename = self.exercise.filename
         verdict = run_test_cell(test, namespace, filename, after_hidden, calls, prefix)
-        return _Begun(namespace, calls, None if verdict.passed else verdict)
+        return _Begun(namespace, calls, rest, None if verdict.passed else verdict)
 
     def close(self) -> None:
         if self.run is not None:
