@@ -100,6 +100,26 @@ def test_count_traces_refuses_a_helper_that_donates_its_arguments(notebook):
         count_traces(notebook["_added"], [(jnp.ones(2), jnp.ones(2))], inside="_added")
 
 
+def test_count_traces_counts_a_node_that_rebuilds_only_from_arrays(notebook):
+    # whether a helper donates is read from a tree of JAX's own leaves, which this
+    # node's tree_unflatten refuses: its traces are counted all the same
+    exec(
+        "class Box:\n"
+        "    def __init__(self, value):\n"
+        "        self.value = value\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Box, lambda b: ((b.value,), None), lambda _, c: Box(jnp.asarray(c[0])))\n"
+        "@jax.jit\n"
+        "def _unboxed(box):\n"
+        "    return box.value * 2\n"
+        "def unbox(x):\n"
+        "    return _unboxed(Box(x))\n",
+        notebook,
+    )
+    calls = [(jnp.ones(2),), (jnp.zeros(2),)]
+    assert count_traces(notebook["unbox"], calls, inside="_unboxed") == [1, 0]
+
+
 def test_count_traces_is_zero_when_the_helper_is_skipped(notebook):
     assert count_traces(notebook["skips_helper"], [(jnp.ones(2),)], inside="_double") == [0]
 

@@ -367,8 +367,21 @@ def _require_plain_jit(jitted: Any, name: str, args: Any, kwargs: Any) -> None:
         return
     if len(traced.jaxpr.in_avals) != len(jax.tree.leaves((args, kwargs))):
         raise HelperStatic(f"{name} keeps some arguments static: keep its plain @jax.jit")
-    if any(info.donated for info in jax.tree.leaves(traced.args_info)):
+    if _donates(traced):
         raise HelperStatic(f"{name} donates some arguments: keep its plain @jax.jit")
+
+
+def _donates(traced: Any) -> bool:
+    """Whether the traced helper donates an argument. ``args_info`` rebuilds the
+    arguments' tree with its own leaves: a node whose ``tree_unflatten`` insists on
+    arrays cannot be rebuilt so, and is then taken as not donating (its traces are
+    still counted, as before donations were refused)."""
+    import jax
+
+    try:
+        return any(info.donated for info in jax.tree.leaves(traced.args_info))
+    except Exception:  # noqa: BLE001 - the learner's tree_unflatten
+        return False
 
 
 def _locate(api: str, namespace: dict[str, Any]) -> tuple[Any, str, Any, str | None]:
