@@ -110,7 +110,13 @@ def print_student(out: Console, student: StudentResult) -> None:
             out.print(f"[bold]{escape(student.student)}[/bold]: {escape(clean(said, limit=None))}")
     table = Table(title=f"{escape(student.student)}: {score}")
     for column in ("Notebook", "Function", "Score", "Status", "Feedback"):
-        table.add_column(column, justify="right" if column == "Score" else "left", overflow="fold")
+        # a function name is read whole (to search for it); the other columns give way first
+        table.add_column(
+            column,
+            justify="right" if column == "Score" else "left",
+            overflow="fold",
+            no_wrap=column == "Function",
+        )
     not_started = student.chapters_not_started()
     for exercise in student.exercises:
         if exercise.notebook.removesuffix(".ipynb") in not_started:
