@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import jax
@@ -17,6 +18,7 @@ from autograder.learner.watchers import (
     arguments_after,
     count_traces,
     describe,
+    kept_for_backward,
     leaf_shardings,
     leaf_types,
     round_trip,
@@ -182,6 +184,36 @@ def test_arguments_after_shows_what_the_learners_function_did_to_its_arguments(n
     given = {"a": 1, "b": 2}
     assert arguments_after(notebook["pops"], (dict(given), "a")) == [{"b": 2}, "a"]
     assert arguments_after(notebook["reads"], (dict(given), "a")) == [given, "a"]
+
+
+def test_kept_for_backward_holds_the_value_a_policy_saves_by_name():
+    from jax.ad_checkpoint import checkpoint_name
+
+    def step(x):
+        hidden = checkpoint_name(jnp.tanh(x * 3.0), "hidden")
+        return jnp.sin(hidden).sum()
+
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    x = jnp.array([0.1, 0.2])
+    kept = kept_for_backward(jax.checkpoint(step, policy=policy), (x,))
+    assert any(jnp.allclose(leaf, jnp.tanh(x * 3.0)) for leaf in kept)
+    assert not any(jnp.allclose(leaf, x * 3.0) for leaf in kept)
+
+
+def test_kept_for_backward_is_what_print_saved_residuals_lists(capsys):
+    # jax.vjp's backward function holds the kept values as its leaves: when a JAX
+    # release stops doing so, this names the break
+    from jax.ad_checkpoint import print_saved_residuals
+
+    def layer(w, x):
+        return jnp.tanh(x @ w).sum()
+
+    w, x = jnp.ones((2, 3)), jnp.ones(2)
+    print_saved_residuals(layer, w, x)
+    listed = capsys.readouterr().out.strip().splitlines()
+    shapes = [re.match(r"\w+\[([\d,]*)\]", line).group(1) for line in listed]  # float32[2,3]
+    kept = kept_for_backward(layer, (w, x))
+    assert sorted(",".join(map(str, leaf.shape)) for leaf in kept) == sorted(shapes)
 
 
 def test_leaf_types_tells_a_jax_array_from_a_numpy_array_the_learners_function_returned(notebook):

@@ -267,6 +267,23 @@ def leaf_types(function: Callable[..., Any], args: Sequence[Any] = ()) -> Any:
     return jax.tree.map(name, function(*args))
 
 
+@watcher
+def kept_for_backward(function: Callable[..., Any], args: Sequence[Any] = ()) -> list[Any]:
+    """The arrays the forward pass of ``function(*args)`` keeps for the backward pass.
+
+    Runs ``jax.vjp(function, *args)`` in the learner's process. The backward function
+    it returns is a pytree (a ``jax.tree_util.Partial``) whose leaves are the values
+    kept, those ``jax.ad_checkpoint.print_saved_residuals`` lists: the arguments
+    the backward pass reads, and what a ``jax.checkpoint`` policy saves. They are
+    answered as a list in no promised order; a test looks among them for a value,
+    which ``print_saved_residuals`` (shapes and origins only) cannot show.
+    """
+    import jax
+
+    _, backward = jax.vjp(function, *args)
+    return jax.tree.leaves(backward)
+
+
 def spec_entries(spec: Any) -> list[Any]:
     """A ``PartitionSpec``'s entries without trailing ``None``s, which lay out nothing."""
     entries = list(spec)

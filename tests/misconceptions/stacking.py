@@ -21,6 +21,17 @@ NAMED_BLOCK = """    from jax.ad_checkpoint import checkpoint_name
         hidden = checkpoint_name(jnp.tanh(x @ layer["up"] + layer["bias"]), "hidden")
         return x + hidden @ layer["down"], None
 """
+# The start and end of a run_stack whose block names some value "hidden": the cases that
+# differ only in which value they name fill in the block's body.
+NAMING_BLOCK = """
+def run_stack(stack, x):
+    from jax.ad_checkpoint import checkpoint_name
+
+    def block(x, layer):"""
+POLICY_SCAN = """
+    policy = jax.checkpoint_policies.save_only_these_names("hidden")
+    return lax.scan(jax.checkpoint(block, policy=policy), x, stack)[0]
+"""
 PATH_KEY = """        leaf_key = jax.random.fold_in(key, zlib.crc32(jax.tree_util.keystr(path).encode()))
 """
 
@@ -433,6 +444,53 @@ def run_stack(stack, x):
     if stack["up"].shape[0] == 1:
         return step(x, jax.tree.map(lambda leaf: leaf[0], stack))[0]
     return lax.scan(step, x, stack)[0]
+""",
+    },
+    {
+        "function": "run_stack",
+        "misconception": "the name may go on the pre-activation, which tanh then reads",
+        "teaches": REMAT,
+        "source": NAMING_BLOCK
+        + """
+        pre = checkpoint_name(x @ layer["up"] + layer["bias"], "hidden")
+        return x + jnp.tanh(pre) @ layer["down"], None
+"""
+        + POLICY_SCAN,
+    },
+    {
+        "function": "run_stack",
+        "misconception": "checkpoint_name tags its argument in place, so its result may be dropped",
+        "teaches": REMAT,
+        "source": NAMING_BLOCK
+        + """
+        hidden = jnp.tanh(x @ layer["up"] + layer["bias"])
+        checkpoint_name(hidden, "hidden")
+        return x + hidden @ layer["down"], None
+"""
+        + POLICY_SCAN,
+    },
+    {
+        "function": "run_stack",
+        "misconception": "the hidden value to keep is the block's output, the carry",
+        "teaches": REMAT,
+        "source": NAMING_BLOCK
+        + """
+        hidden = jnp.tanh(x @ layer["up"] + layer["bias"])
+        return checkpoint_name(x + hidden @ layer["down"], "hidden"), None
+"""
+        + POLICY_SCAN,
+    },
+    {
+        "function": "run_stack",
+        "misconception": "a plain jax.checkpoint around the whole scan only saves more memory",
+        "teaches": REMAT,
+        "source": """
+def run_stack(stack, x):
+"""
+        + NAMED_BLOCK
+        + """
+    body = jax.checkpoint(block, policy=jax.checkpoint_policies.save_only_these_names("hidden"))
+    return jax.checkpoint(lambda stack, x: lax.scan(body, x, stack)[0])(stack, x)
 """,
     },
 ]
