@@ -68,6 +68,28 @@ def check_warm(arguments: list[str]) -> int | None:
     return answer["code"]
 
 
+def start_checker() -> None:
+    """Start the warm checker for this working folder in the background, unless one runs
+    or no check would ask it (:data:`SETTING` is ``0``, or ``CI`` is set without it):
+    ``./course serve`` starts it as it starts, so that a learner's first check at the
+    terminal finds JAX and pytest imported. Returns at once; a checker that cannot start
+    (no private folder, no Unix sockets) leaves the first check to start one."""
+    setting = os.environ.get(SETTING, "")
+    if setting == "0" or (setting != "1" and os.environ.get("CI")):
+        return  # no check would ask it
+    if not hasattr(socket, "AF_UNIX"):
+        return
+    try:
+        address = checker_address(os.getcwd())
+        connection = _connect(address)
+    except OSError:
+        return
+    if connection is not None:
+        connection.close()  # one listens: it takes the next check
+        return
+    _spawn(address)
+
+
 def checker_address(cwd: str) -> Path:
     """The socket of the warm checker for ``cwd``, this interpreter and this grader's code,
     in a folder only this user may open (raises OSError where there is none)."""
@@ -168,13 +190,7 @@ def _connect(address: Path) -> socket.socket | None:
 
 def _start(address: Path) -> socket.socket | None:
     """Start a warm checker at ``address`` and connect to it, once it listens."""
-    checker = subprocess.Popen(
-        [sys.executable, "-m", "autograder.warm_server", str(address)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # it outlives this command, and the terminal's Ctrl-C
-    )
+    checker = _spawn(address)
     deadline = time.monotonic() + STARTING_SECONDS
     while time.monotonic() < deadline:
         connection = _connect(address)
@@ -184,6 +200,18 @@ def _start(address: Path) -> socket.socket | None:
             return _connect(address)
         time.sleep(0.01)
     return None
+
+
+def _spawn(address: Path) -> subprocess.Popen[bytes]:
+    """A new warm checker process for ``address`` (one that finds another holding the
+    address ends at once)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "autograder.warm_server", str(address)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # it outlives this command, and the terminal's Ctrl-C
+    )
 
 
 def send(connection: socket.socket, message: object) -> None:
@@ -209,3 +237,7 @@ def _read(connection: socket.socket, size: int) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+if __name__ == "__main__":  # python -m autograder.warm: start the checker, as serve does
+    start_checker()

@@ -69,6 +69,7 @@ def serve(address: Path) -> None:
     try:
         listener.bind(str(address))
         listener.listen(8)
+        _import_what_a_check_imports()  # a command that connects meanwhile waits its turn
         listener.settimeout(POLL_SECONDS)
         last = time.monotonic()
         while time.monotonic() - last < IDLE_SECONDS and warm.checker_address(home) == address:
@@ -86,6 +87,17 @@ def serve(address: Path) -> None:
         with contextlib.suppress(FileNotFoundError):
             address.unlink()
         listener.close()
+
+
+def _import_what_a_check_imports() -> None:
+    """Import the modules a check needs (JAX and pytest among them), which a check would
+    otherwise import on its way: the first check then takes no longer than the next."""
+    import jax.numpy  # the test cells' setup imports it in this process
+
+    from autograder import cli
+    from autograder.grade import check, submission
+
+    del jax, cli, check, submission
 
 
 def _caller_uid(connection: socket.socket) -> int | None:

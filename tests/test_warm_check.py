@@ -70,6 +70,45 @@ def test_a_warm_check_prints_and_exits_as_a_check_in_its_own_process(tmp_path, s
     assert list(sockets.glob("*/*.sock")), "no warm checker answered"
 
 
+def checker_pid(sockets: Path) -> int:
+    """The process id of the one warm checker in ``sockets``, once it listens."""
+    deadline = time.monotonic() + 60
+    while not list(sockets.glob("*/*.sock")):
+        assert time.monotonic() < deadline, "no warm checker started"
+        time.sleep(0.05)
+    [lock] = sockets.glob("*/*.lock")
+    return int(lock.read_text())
+
+
+def test_a_checker_started_ahead_answers_the_first_check(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    started = subprocess.run(
+        [sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, timeout=30
+    )
+    assert started.returncode == 0
+    pid = checker_pid(sockets)
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    assert run_cli("check", solved, env=env).returncode == 0
+    assert checker_pid(sockets) == pid
+
+
+def test_starting_a_checker_where_one_runs_starts_no_other(tmp_path, sockets):
+    env = environment(tmp_path, sockets, "1")
+    for _ in range(2):
+        command = [sys.executable, "-m", "autograder.warm"]
+        subprocess.run(command, env=env, cwd=REPO_ROOT, timeout=30, check=True)
+        pid = checker_pid(sockets)
+    assert len(list(sockets.glob("*/*.lock"))) == 1 and checker_pid(sockets) == pid
+
+
+@pytest.mark.parametrize("setting", [{warm.SETTING: "0"}, {"CI": "true"}])
+def test_no_checker_is_started_ahead_where_no_check_would_ask_it(tmp_path, sockets, setting):
+    env = {**environment(tmp_path, sockets, ""), **setting}
+    subprocess.run([sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, timeout=30)
+    time.sleep(1)
+    assert list(sockets.glob("*/*")) == []
+
+
 def test_a_warm_checks_usage_error_is_the_commands(tmp_path, sockets):
     cold = run_cli("check", "auxdata", env=environment(tmp_path, sockets, "0"))
     warmed = run_cli("check", "auxdata", env=environment(tmp_path, sockets, "1"))
