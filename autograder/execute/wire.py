@@ -630,6 +630,12 @@ _classes = Classes()
 """The classes of messages decoded outside :func:`notebook_classes`."""
 
 
+def forget_classes() -> None:
+    """Drop the classes of messages decoded outside :func:`notebook_classes` (at most 128
+    names are made: a long-lived process drops one job's before the next)."""
+    _classes.close()
+
+
 @contextlib.contextmanager
 def notebook_classes() -> Iterator[Classes]:
     """Decode with classes of their own while inside; they are dropped on leaving."""

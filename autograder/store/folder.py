@@ -62,7 +62,7 @@ def learners_own(notebooks: Collection[Path]) -> CompileStore | None:
         folder.mkdir(parents=True, exist_ok=True)
         if not marker.is_file() or marker.read_text() != content:
             _remove_all_but(files, folder.name)  # what an earlier layout left
-            _remove_all_but(folder, "")
+            _empty(folder)
             marker.write_text(content)
     except OSError:
         return None
@@ -78,12 +78,21 @@ def _remove_all_but(folder: Path, name: str) -> None:
     if not folder.is_dir():
         return
     for entry in folder.iterdir():
-        if entry.name == name:
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()
+        if entry.name != name:
+            _remove(entry)
+
+
+def _empty(folder: Path) -> None:
+    """Remove every entry of ``folder``, keeping the folder itself."""
+    for entry in folder.iterdir():
+        _remove(entry)
+
+
+def _remove(entry: Path) -> None:
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry)
+    else:
+        entry.unlink()
 
 
 def cache_settings(folder: str, writable: bool) -> dict[str, object]:
