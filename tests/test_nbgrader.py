@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,9 @@ that stub raises at the top level of its cell, which nbgrader runs."""
 
 def _partial(notebook, student: str) -> dict[str, str]:
     """A partial submission made of misconception cases: ``partial-a`` gets the first case
-    of every other function (from the first), ``partial-b`` the last case of the others;
-    :data:`NOT_STARTED`'s function is the released stub instead."""
+    of every other function (from the first), ``partial-b`` the last case of the others,
+    but for a function that a function kept right calls (its mistake would cost the caller
+    points too); :data:`NOT_STARTED`'s function is the released stub instead."""
     cases = importlib.import_module(f"misconceptions.{notebook.id}").CASES
     first = student == "partial-a"
     replaced = {}
@@ -86,10 +88,18 @@ def _partial(notebook, student: str) -> dict[str, str]:
         if (index % 2 == 0) == first:
             own = [case for case in cases if case["function"] == function.name]
             replaced[function.name] = own[0 if first else -1]["source"]
+    kept = [f.source for f in notebook.functions if f.name not in replaced]
+    for name in [name for name in replaced if any(_calls(source, name) for source in kept)]:
+        del replaced[name]
     if (notebook.id, student) == NOT_STARTED:
         stub = notebook.functions[0].name
         replaced[stub] = load_course(EXERCISES).notebook(notebook.id).functions[0].source
     return replaced
+
+
+def _calls(source: str, name: str) -> bool:
+    """Whether ``source`` names the function ``name`` (as a whole word)."""
+    return re.search(rf"\b{re.escape(name)}\b", source) is not None
 
 
 @pytest.fixture(scope="module")
