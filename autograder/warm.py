@@ -87,7 +87,7 @@ def start_checker() -> None:
     if connection is not None:
         connection.close()  # one listens: it takes the next check
         return
-    _spawn(address)
+    _spawn(address, "--ahead")
 
 
 def checker_address(cwd: str) -> Path:
@@ -202,11 +202,11 @@ def _start(address: Path) -> socket.socket | None:
     return None
 
 
-def _spawn(address: Path) -> subprocess.Popen[bytes]:
+def _spawn(address: Path, *options: str) -> subprocess.Popen[bytes]:
     """A new warm checker process for ``address`` (one that finds another holding the
     address ends at once)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "autograder.warm_server", str(address)],
+        [sys.executable, "-m", "autograder.warm_server", str(address), *options],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

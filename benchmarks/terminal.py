@@ -8,7 +8,8 @@ Writes the chapter's exercise notebook with every answer cell holding the refere
 solution (what a learner who solved it has), into a temporary folder, then times:
 ``status``; ``check`` with ``AUTOGRADER_WARM_CHECK=0`` (a fresh process each time); the
 first warm check (it starts the checker); the warm checks after it, of the same file, and
-of the file just edited. Prints the median
+of the file just edited; the first check after a checker was started ahead, as
+``./course serve`` starts it (``python -m autograder.warm``, then a pause). Prints the median
 and range of each. Run it on an otherwise idle machine, from the repository's root.
 """
 
@@ -66,6 +67,28 @@ def edited(notebook: Path, check: list[str], environment: dict[str, str], number
     return timed(check, environment)
 
 
+AHEAD_SECONDS = 10.0
+"""How long after the checker was started ahead the first check comes: a learner opens the
+book and a notebook before their first check."""
+
+
+def after_start_ahead(check: list[str], environment: dict[str, str], sockets: Path) -> float:
+    """The first check after a new checker was started ahead, the last one stopped."""
+    stop_checkers(sockets)
+    command = [sys.executable, "-m", "autograder.warm"]
+    subprocess.run(command, cwd=REPO_ROOT, env=environment, check=True)
+    time.sleep(AHEAD_SECONDS)
+    return timed(check, environment)
+
+
+def stop_checkers(sockets: Path) -> None:
+    for lock in sockets.glob("*/*.lock"):
+        with contextlib.suppress(ValueError, ProcessLookupError):
+            os.kill(int(lock.read_text()), signal.SIGTERM)
+        lock.unlink()
+    time.sleep(0.5)  # each removes its socket as it ends
+
+
 def shown(name: str, seconds: list[float]) -> str:
     middle, low, high = statistics.median(seconds), min(seconds), max(seconds)
     return f"{name:<28} median {middle:.2f} s  ({low:.2f}-{high:.2f}, {len(seconds)} runs)"
@@ -99,10 +122,14 @@ def main() -> int:
                     [edited(notebook, check, hot, n) for n in range(args.runs)],
                 )
             )
+            print(
+                shown(
+                    "check, checker started ahead",
+                    [after_start_ahead(check, hot, sockets) for _ in range(args.runs)],
+                )
+            )
         finally:
-            for lock in sockets.glob("*/*.lock"):
-                with contextlib.suppress(ValueError, ProcessLookupError):
-                    os.kill(int(lock.read_text()), signal.SIGTERM)
+            stop_checkers(sockets)
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import signal
@@ -81,22 +82,71 @@ def checker_pid(sockets: Path) -> int:
 
 
 def test_a_checker_started_ahead_answers_the_first_check(tmp_path, sockets):
-    env = environment(tmp_path, sockets, "1")
-    started = subprocess.run(
-        [sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, timeout=30
-    )
-    assert started.returncode == 0
+    env = learners_shell(tmp_path, sockets)
+    start_ahead(env)
     pid = checker_pid(sockets)
     solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
     assert run_cli("check", solved, env=env).returncode == 0
     assert checker_pid(sockets) == pid
 
 
+def learners_shell(tmp_path: Path, sockets: Path) -> dict[str, str]:
+    """A learner's environment at a terminal, without the variables that importing JAX set
+    in this process."""
+    return {
+        name: value
+        for name, value in environment(tmp_path, sockets, "1").items()
+        if name not in ("TF_CPP_MIN_LOG_LEVEL", "TPU_SKIP_MDS_QUERY")
+    }
+
+
+def start_ahead(env: dict[str, str]) -> None:
+    command = [sys.executable, "-m", "autograder.warm"]
+    subprocess.run(command, env=env, cwd=REPO_ROOT, timeout=30, check=True)
+
+
+def children(pid: int) -> list[str]:
+    listed = subprocess.run(
+        ["ps", "--ppid", str(pid), "-o", "pid="], capture_output=True, text=True
+    )
+    return listed.stdout.split()
+
+
+def test_a_checker_started_ahead_starts_the_zygote_of_the_notebook_edited_last(tmp_path, sockets):
+    env = learners_shell(tmp_path, sockets)
+    solved = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    run_cli("check", solved, env={**env, warm.SETTING: "0"})
+    start_ahead(env)
+    pid = checker_pid(sockets)
+    deadline = time.monotonic() + 60
+    while not children(pid):
+        assert time.monotonic() < deadline, "the checker started no zygote before a check"
+        time.sleep(0.1)
+
+
+def test_a_checker_started_ahead_records_nothing_and_prints_nothing(tmp_path, sockets):
+    env = learners_shell(tmp_path, sockets)
+    mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
+    run_cli("check", mine, env={**env, warm.SETTING: "0"})
+    wrong(FIRST, mine)  # edited last: the checker checks it ahead, and it fails
+    started = subprocess.run(
+        [sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, capture_output=True
+    )
+    assert (started.stdout, started.stderr) == (b"", b"")
+    checker_pid(sockets)
+    # a check of another file is answered once the checker has done its own
+    other = Path(shutil.copy(SOLUTIONS / SECOND.id / SECOND.filename, tmp_path / "other.ipynb"))
+    assert run_cli("check", other, env=env).returncode == 0
+    states = json.loads((tmp_path / "progress.json").read_text())["functions"]
+    assert {f.name: states[f.name] for f in FIRST.functions} == {
+        f.name: "passed" for f in FIRST.functions
+    }
+
+
 def test_starting_a_checker_where_one_runs_starts_no_other(tmp_path, sockets):
     env = environment(tmp_path, sockets, "1")
     for _ in range(2):
-        command = [sys.executable, "-m", "autograder.warm"]
-        subprocess.run(command, env=env, cwd=REPO_ROOT, timeout=30, check=True)
+        start_ahead(env)
         pid = checker_pid(sockets)
     assert len(list(sockets.glob("*/*.lock"))) == 1 and checker_pid(sockets) == pid
 
