@@ -72,9 +72,8 @@ def serve(address: Path, ahead: bool = False) -> None:
     try:
         listener.bind(str(address))
         listener.listen(8)
-        _import_what_a_check_imports()  # a command that connects meanwhile waits its turn
-        if ahead:
-            _check_ahead()
+        if ahead:  # a command that connects meanwhile waits its turn
+            _prepare_first_check()
             os.chdir(home)
         listener.settimeout(POLL_SECONDS)
         last = time.monotonic()
@@ -93,6 +92,23 @@ def serve(address: Path, ahead: bool = False) -> None:
         with contextlib.suppress(FileNotFoundError):
             address.unlink()
         listener.close()
+
+
+def _prepare_first_check() -> None:
+    """Check the notebook edited last (:func:`_check_ahead`), or where ``check`` recorded
+    none, import what a check imports.
+
+    Only a checker started ahead does this: one that a check started is better off
+    taking the request at once, whose zygote then imports JAX on the second core while
+    this process imports it on the first."""
+    from autograder.learner import progress
+
+    files = [Path(source) for source in set(progress.sources().values())]
+    edited = [file for file in files if file.is_file()]
+    if edited:
+        _check_ahead(max(edited, key=lambda file: file.stat().st_mtime))
+    else:
+        _import_what_a_check_imports()
 
 
 def _import_what_a_check_imports() -> None:
@@ -115,19 +131,12 @@ def _import_what_a_check_imports() -> None:
         os.environ.update(environment)
 
 
-def _check_ahead() -> None:
-    """Check, unasked, the notebook file edited last of those ``check`` recorded, its
-    output and its record dropped: the learner's first check, most often of that
-    notebook, then finds its zygote started, its compiled code stored and JAX's backend
-    up (1.7 s of a first check where the checker had only imported, 0.25 s after).
-    The learner's code runs as in any check of theirs: in a sandboxed worker."""
-    from autograder.learner import progress
-
-    files = [Path(source) for source in set(progress.sources().values())]
-    edited = [file for file in files if file.is_file()]
-    if not edited:
-        return
-    last = max(edited, key=lambda file: file.stat().st_mtime)
+def _check_ahead(notebook: Path) -> None:
+    """Check ``notebook`` unasked, its output and its record dropped: the learner's first
+    check, most often of the notebook they edited last, then finds its zygote started,
+    its compiled code stored and JAX's backend up (1.7 s of a first check where the
+    checker had only imported, 0.25 s after). The learner's code runs as in any check of
+    theirs: in a sandboxed worker."""
     umask = os.umask(0o077)
     os.umask(umask)
     with tempfile.TemporaryDirectory(prefix="pytrees-ahead-") as folder:
@@ -141,7 +150,7 @@ def _check_ahead() -> None:
             contextlib.redirect_stdout(io.StringIO()),
             contextlib.redirect_stderr(io.StringIO()),
         ):
-            _check(["check", str(last)])
+            _check(["check", str(notebook)])
     _keep_last_zygotes()
 
 
