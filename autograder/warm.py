@@ -42,10 +42,15 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def wanted() -> bool:
     """Whether this command should ask the warm checker (see the module's docstring)."""
+    return _allowed(at_terminal=sys.stdout.isatty())
+
+
+def _allowed(at_terminal: bool) -> bool:
+    """Whether a check whose output goes to a terminal (or not) asks the warm checker."""
     setting = os.environ.get(SETTING, "")
     if setting in ("0", "1"):
         return setting == "1"
-    return sys.stdout.isatty() and not os.environ.get("CI")
+    return at_terminal and not os.environ.get("CI")
 
 
 def check_warm(arguments: list[str]) -> int | None:
@@ -74,10 +79,8 @@ def start_checker() -> None:
     ``./course serve`` starts it as it starts, so that a learner's first check at the
     terminal finds JAX and pytest imported. Returns at once; a checker that cannot start
     (no private folder, no Unix sockets) leaves the first check to start one."""
-    setting = os.environ.get(SETTING, "")
-    if setting == "0" or (setting != "1" and os.environ.get("CI")):
-        return  # no check would ask it
-    if not hasattr(socket, "AF_UNIX"):
+    # the checks it is started for are a person's, at a terminal
+    if not _allowed(at_terminal=True) or not hasattr(socket, "AF_UNIX"):
         return
     try:
         address = checker_address(os.getcwd())

@@ -74,7 +74,6 @@ def serve(address: Path, ahead: bool = False) -> None:
         listener.listen(8)
         if ahead:  # a command that connects meanwhile waits its turn
             _prepare_first_check()
-            os.chdir(home)
         listener.settimeout(POLL_SECONDS)
         last = time.monotonic()
         while time.monotonic() - last < IDLE_SECONDS and warm.checker_address(home) == address:

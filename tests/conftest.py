@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -245,6 +246,12 @@ def write_variant(
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)
     return target
+
+
+def names(sources: list[str], name: str) -> bool:
+    """Whether one of ``sources`` names ``name`` as a whole word (a function that names
+    another may call it)."""
+    return any(re.search(rf"\b{re.escape(name)}\b", source) for source in sources)
 
 
 VICTIM = "b_victim"

@@ -18,7 +18,6 @@ class's page of insight on known mistakes::
 from __future__ import annotations
 
 import importlib
-import re
 import sys
 from pathlib import Path
 
@@ -27,7 +26,7 @@ if str(TESTS) not in sys.path:  # run as a script: the cases and conftest are im
     sys.path.insert(0, str(TESTS))
 
 from autograder.load.course import SOLUTIONS, load_course  # noqa: E402
-from conftest import write_variant  # noqa: E402
+from conftest import names, write_variant  # noqa: E402
 
 COURSE = load_course(SOLUTIONS)
 CASES = [
@@ -50,13 +49,8 @@ def _named_together(notebook_id: str) -> set[frozenset[str]]:
         frozenset((caller, called))
         for caller in sources
         for called in sources
-        if called != caller and _names(sources[caller], called)
+        if called != caller and names(sources[caller], called)
     }
-
-
-def _names(sources: list[str], name: str) -> bool:
-    """Whether one of ``sources`` names ``name`` as a whole word."""
-    return any(re.search(rf"\b{re.escape(name)}\b", source) for source in sources)
 
 
 def _learners() -> list[str]:
@@ -64,7 +58,7 @@ def _learners() -> list[str]:
     with neither the case's function nor one named together with it wrong."""
     together = {notebook.id: _named_together(notebook.id) for notebook in COURSE.notebooks}
     wrong_by_chapter: dict[str, list[set[str]]] = {}
-    names = []
+    learners = []
     for notebook, case in CASES:
         function, wrong = case["function"], wrong_by_chapter.setdefault(notebook.id, [])
         pairs = together[notebook.id]
@@ -75,8 +69,8 @@ def _learners() -> list[str]:
         if rank == len(wrong):
             wrong.append(set())
         wrong[rank].add(function)
-        names.append(f"{notebook.id}-{rank:02d}")
-    return names
+        learners.append(f"{notebook.id}-{rank:02d}")
+    return learners
 
 
 def _fits(function: str, others: set[str], together: set[frozenset[str]]) -> bool:
@@ -102,7 +96,7 @@ def _named_by(notebook_id: str, function: str) -> set[str]:
     graded = COURSE.function(function)
     sources = [graded.source, *(test.source for test in graded.tests)]
     sources += [case["source"] for other, case in CASES if case["function"] == function]
-    return {f.name for f in notebook.functions if f.name != function and _names(sources, f.name)}
+    return {f.name for f in notebook.functions if f.name != function and names(sources, f.name)}
 
 
 def kept_right(name: str) -> set[str]:

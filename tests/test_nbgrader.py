@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from traitlets.config import Config
 from autograder.author.generate import generate_assignment, generate_exercises
 from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course
 from autograder.store.folder import cache_environment
-from conftest import grade_with_cli, write_variant
+from conftest import grade_with_cli, names, write_variant
 
 pytestmark = pytest.mark.slow
 
@@ -89,17 +88,12 @@ def _partial(notebook, student: str) -> dict[str, str]:
             own = [case for case in cases if case["function"] == function.name]
             replaced[function.name] = own[0 if first else -1]["source"]
     kept = [f.source for f in notebook.functions if f.name not in replaced]
-    for name in [name for name in replaced if any(_calls(source, name) for source in kept)]:
+    for name in [name for name in replaced if names(kept, name)]:
         del replaced[name]
     if (notebook.id, student) == NOT_STARTED:
         stub = notebook.functions[0].name
         replaced[stub] = load_course(EXERCISES).notebook(notebook.id).functions[0].source
     return replaced
-
-
-def _calls(source: str, name: str) -> bool:
-    """Whether ``source`` names the function ``name`` (as a whole word)."""
-    return re.search(rf"\b{re.escape(name)}\b", source) is not None
 
 
 @pytest.fixture(scope="module")

@@ -100,9 +100,12 @@ def learners_shell(tmp_path: Path, sockets: Path) -> dict[str, str]:
     }
 
 
-def start_ahead(env: dict[str, str]) -> None:
+def start_ahead(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """``python -m autograder.warm``, as ``./course serve`` runs it."""
     command = [sys.executable, "-m", "autograder.warm"]
-    subprocess.run(command, env=env, cwd=REPO_ROOT, timeout=30, check=True)
+    return subprocess.run(
+        command, env=env, cwd=REPO_ROOT, timeout=30, capture_output=True, check=True
+    )
 
 
 def children(pid: int) -> list[str]:
@@ -129,9 +132,7 @@ def test_a_checker_started_ahead_records_nothing_and_prints_nothing(tmp_path, so
     mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
     run_cli("check", mine, env={**env, warm.SETTING: "0"})
     wrong(FIRST, mine)  # edited last: the checker checks it ahead, and it fails
-    started = subprocess.run(
-        [sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, capture_output=True
-    )
+    started = start_ahead(env)
     assert (started.stdout, started.stderr) == (b"", b"")
     checker_pid(sockets)
     # a check of another file is answered once the checker has done its own
@@ -154,7 +155,7 @@ def test_starting_a_checker_where_one_runs_starts_no_other(tmp_path, sockets):
 @pytest.mark.parametrize("setting", [{warm.SETTING: "0"}, {"CI": "true"}])
 def test_no_checker_is_started_ahead_where_no_check_would_ask_it(tmp_path, sockets, setting):
     env = {**environment(tmp_path, sockets, ""), **setting}
-    subprocess.run([sys.executable, "-m", "autograder.warm"], env=env, cwd=REPO_ROOT, timeout=30)
+    start_ahead(env)
     time.sleep(1)
     assert list(sockets.glob("*/*")) == []
 
