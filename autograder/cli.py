@@ -36,7 +36,9 @@ EXIT_NOT_WRITTEN = 4
 """grade's and merge's exit code when an output could not be written (the others were)."""
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, lives_on: bool = False) -> int:
+    """Run the command ``argv`` names; its exit code. ``lives_on``: this process goes on
+    to the next command (the warm checker), which ``check`` prepares for."""
     arguments = sys.argv[1:] if argv is None else argv
     if command_named(arguments) == "check":
         from autograder import warm
@@ -47,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = _parser(instructor=SOLUTIONS.is_dir(), command=command_named(arguments))
     args = parser.parse_args(arguments)
+    args.lives_on = lives_on
     try:
         return args.run(args)
     except Exception as exc:
@@ -703,7 +706,9 @@ def _check(args: argparse.Namespace) -> int:
     from autograder.report import console
 
     course = load_course(learner_course_folder())
-    return check_notebooks(args.notebooks, args.all, course, _limits(args), console.console())
+    return check_notebooks(
+        args.notebooks, args.all, course, _limits(args), console.console(), args.lives_on
+    )
 
 
 def _hint(args: argparse.Namespace) -> int:

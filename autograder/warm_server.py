@@ -43,9 +43,10 @@ POLL_SECONDS = 5.0
 REQUEST_SECONDS = 10.0
 """How long it waits for a request on a connection: a command sends its own at once, and
 a connection that sends none would otherwise keep every later check waiting."""
-KEPT_ZYGOTES = 1
-"""Zygotes kept between checks, the last used first: each holds JAX (about 200 MB), and
-a learner checks one notebook many times before the next."""
+KEPT_ZYGOTES = 2
+"""Zygotes kept between checks, the last used or started first: each holds JAX (about
+200 MB), and a learner checks one notebook many times, then the next, whose zygote a check
+starts (:func:`autograder.grade.check.start_next_chapters_zygote`)."""
 CACHED_STATE = (
     ("autograder.grade.plugin", "_TRUSTED_SETUP"),
     ("autograder.grade.reference_times", "_measured"),
@@ -275,7 +276,7 @@ def _check(arguments: list[str]) -> int:
     from autograder import cli
 
     try:
-        return cli.main(arguments)
+        return cli.main(arguments, lives_on=True)
     except SystemExit as exc:  # argparse's usage errors and --help
         if exc.code is None or isinstance(exc.code, int):
             return exc.code or 0

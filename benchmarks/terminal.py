@@ -9,8 +9,9 @@ solution (what a learner who solved it has), into a temporary folder, then times
 ``status``; ``check`` with ``AUTOGRADER_WARM_CHECK=0`` (a fresh process each time); the
 first warm check (it starts the checker); the warm checks after it, of the same file, and
 of the file just edited; the first check after a checker was started ahead, as
-``./course serve`` starts it (``python -m autograder.warm``, then a pause). Prints the median
-and range of each. Run it on an otherwise idle machine, from the repository's root.
+``./course serve`` starts it (``python -m autograder.warm``, then a pause); the first check
+of the next chapter's notebook (just edited) a few seconds after a check of this one. Prints
+the median and range of each. Run it on an otherwise idle machine, from the repository's root.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import nbformat  # noqa: E402
 
-from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS  # noqa: E402
+from autograder.load.course import EXERCISES, REPO_ROOT, SOLUTIONS, load_course  # noqa: E402
 
 
 def answered(chapter: str, target: Path) -> Path:
@@ -81,6 +82,21 @@ def after_start_ahead(check: list[str], environment: dict[str, str], sockets: Pa
     return timed(check, environment)
 
 
+READING_SECONDS = 3.0
+"""How long a learner reads the feedback of one check before the next."""
+
+
+def next_chapter_first(
+    check: list[str], following: Path, environment: dict[str, str], sockets: Path
+) -> float:
+    """The first check of the next chapter's notebook ``following``, just edited, a few
+    seconds after a check of this chapter's started a new checker."""
+    stop_checkers(sockets)
+    timed(check, environment)
+    time.sleep(READING_SECONDS)
+    return edited(following, ["check", str(following)], environment, 0)
+
+
 def stop_checkers(sockets: Path) -> None:
     for lock in sockets.glob("*/*.lock"):
         with contextlib.suppress(ValueError, ProcessLookupError):
@@ -99,8 +115,13 @@ def main() -> int:
     parser.add_argument("--chapter", default="leaves")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    ids = [notebook.id for notebook in load_course(EXERCISES).notebooks]
+    following_id = ids[(ids.index(args.chapter) + 1) % len(ids)]
     with tempfile.TemporaryDirectory(prefix="bench") as folder:
-        notebook = answered(args.chapter, Path(folder) / f"{args.chapter}.ipynb")
+        for chapter in (args.chapter, following_id):  # where the course keeps them: ID/ID.ipynb
+            (Path(folder) / chapter).mkdir()
+        notebook = answered(args.chapter, Path(folder) / args.chapter / f"{args.chapter}.ipynb")
+        following = answered(following_id, Path(folder) / following_id / f"{following_id}.ipynb")
         sockets = Path(folder) / "run"
         sockets.mkdir()
         base = {
@@ -126,6 +147,12 @@ def main() -> int:
                 shown(
                     "check, checker started ahead",
                     [after_start_ahead(check, hot, sockets) for _ in range(args.runs)],
+                )
+            )
+            print(
+                shown(
+                    f"check, first of {following_id}",
+                    [next_chapter_first(check, following, hot, sockets) for _ in range(args.runs)],
                 )
             )
         finally:

@@ -432,6 +432,34 @@ def zygotes_of(checker: int) -> set[int]:
     return {pid for pid in found if b"autograder.execute.zygote" in commands.get(pid, b"")}
 
 
+def zygotes_started_by(checker: int) -> set[int]:
+    """The zygotes the warm checker ``checker`` started itself (one process each)."""
+    return {pid for pid in zygotes_of(checker) if parent_of(pid) == checker}
+
+
+def parent_of(pid: int) -> int | None:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return None
+
+
+def test_after_a_check_the_checker_starts_the_zygote_of_the_next_chapter(tmp_path, sockets):
+    folder = tmp_path / "exercises"
+    solved = {}
+    for notebook in COURSE.notebooks[:3]:  # where the course keeps them: ID/ID.ipynb
+        (folder / notebook.id).mkdir(parents=True)
+        source = SOLUTIONS / notebook.id / notebook.filename
+        solved[notebook.id] = Path(shutil.copy(source, folder / notebook.id / notebook.filename))
+    env = environment(tmp_path, sockets, "1")
+    run_cli("check", solved[FIRST.id], env=env)
+    checker = int(next(sockets.glob("*/*.lock")).read_text())
+    started = zygotes_started_by(checker)  # the first chapter's, and the second's
+    second = run_cli("check", solved[SECOND.id], env=env)
+    kept = zygotes_started_by(checker)  # the second chapter's, and the third's
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert len(started) == 2 and len(kept) == 2 and len(started & kept) == 1
+
+
 def test_an_edited_notebook_is_checked_by_the_zygote_the_checker_kept(tmp_path, sockets):
     mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))
     run_cli("check", mine, env=environment(tmp_path, sockets, "1"))

@@ -36,9 +36,18 @@ how lines name that file: as given on the command line, or by its name when foun
 
 
 def check_notebooks(
-    arguments: list[Path], every: bool, course: Course, limits: Limits, out: Console
+    arguments: list[Path],
+    every: bool,
+    course: Course,
+    limits: Limits,
+    out: Console,
+    lives_on: bool = False,
 ) -> int:
     """Check the notebooks ``arguments`` name (files or chapters), or ``every`` chapter's.
+
+    ``lives_on``: this process goes on to the learner's next check (the warm checker), so
+    after checking one notebook it starts the zygote of the chapter after it
+    (:func:`start_next_chapters_zygote`).
 
     Returns the exit code: 0 when every visible test passes, 1 otherwise. Raises
     :class:`UnusableInput` for an argument that names no notebook to check.
@@ -72,7 +81,30 @@ def check_notebooks(
         linked = with_book_links(result, released_book_links())
         console.print_feedback(out, linked, names, failed_only=several)
     out.print(checking.conclusion(states))
+    if lives_on and len(targets) == 1 and targets[0][1] is not None:
+        start_next_chapters_zygote(targets[0][0], targets[0][1], course, limits)
     return 0 if all(state.solved for state in states) else 1
+
+
+def start_next_chapters_zygote(chapter: str, path: Path, course: Course, limits: Limits) -> None:
+    """Start the zygote that a check of the chapter after ``chapter`` would use, its
+    notebook being the file ``check`` last checked it from, else the one beside ``path``
+    where the course keeps it (``exercises/ID/ID.ipynb``); nothing where there is none.
+
+    A learner checks one notebook many times, then goes on to the next: the zygote starts
+    (about 1 s of bubblewrap and importing JAX) while they read the feedback and edit, so
+    their first check of the next notebook costs no more than the ones after it.
+    """
+    ids = [notebook.id for notebook in course.notebooks]
+    if ids.index(chapter) + 1 == len(ids):
+        return
+    after = course.notebook(ids[ids.index(chapter) + 1])
+    checked = progress.sources()
+    recorded = [Path(checked[f.name]) for f in after.functions if f.name in checked]
+    beside = path.resolve().parent.parent / after.id / after.filename
+    found = next((file for file in [*recorded, beside] if file.is_file()), None)
+    if found is not None:
+        start_zygote(_run_limits({after.id: found}, course, limits))
 
 
 def named_notebooks(
@@ -147,12 +179,7 @@ def _runs(targets: list[Target]) -> list[list[Target]]:
 def _check_run(run: list[Target], course: Course, limits: Limits) -> StudentResult:
     """Grade one run's notebooks with the visible tests and record the progress."""
     notebooks = {chapter: path for chapter, path, _ in run}
-    # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
-    # class: every grading process's zygotes would import them, most for no worker of theirs.
-    preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
-    # the learner's own code, on their own machine: what it compiles is kept for their next check
-    own = store.learners_own([path for path in notebooks.values() if path is not None])
-    limits = replace(limits, preload=preload, compile_store=own)
+    limits = _run_limits(notebooks, course, limits)
     if any(_runs_code(path, course.notebook(chapter)) for chapter, path in notebooks.items()):
         # The worker's zygote (bubblewrap, then importing JAX) starts before this process
         # imports pytest and JAX, so both run at once on two cores (0.1 s of CPU sooner);
@@ -174,6 +201,17 @@ def _check_run(run: list[Target], course: Course, limits: Limits) -> StudentResu
             }
             progress.record(passed, str(path.resolve()))
     return result
+
+
+def _run_limits(notebooks: dict[str, Path | None], course: Course, limits: Limits) -> Limits:
+    """``limits`` for a check of ``notebooks``: what their zygote preloads, and their own
+    compile store."""
+    # Worth it for one learner's check (0.35 s of 2 for the libraries notebook), not for a
+    # class: every grading process's zygotes would import them, most for no worker of theirs.
+    preload = tuple(dict.fromkeys(m for n in notebooks for m in course.notebook(n).library_imports))
+    # the learner's own code, on their own machine: what it compiles is kept for their next check
+    own = store.learners_own([path for path in notebooks.values() if path is not None])
+    return replace(limits, preload=preload, compile_store=own)
 
 
 def _runs_code(path: Path | None, exercise: ExerciseNotebook) -> bool:
