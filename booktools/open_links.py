@@ -28,7 +28,8 @@ NOTEBOOKS_BRANCH = "notebooks"
 
 
 def github_repository(url: str) -> str | None:
-    """``owner/name`` of the GitHub repository at ``url``; ``None`` for the placeholder."""
+    """``owner/name`` of the GitHub repository at ``url``; ``None`` for the placeholder or
+    an address that names no GitHub repository."""
     parts = urlsplit(url.strip())
     path = parts.path.strip("/").removesuffix(".git").split("/")
     if is_placeholder(url) or parts.netloc != "github.com" or len(path) != 2 or "" in path:
