@@ -10,6 +10,9 @@
   that an extension adds while the sources are read twice, and sphinx-thebe's
   ``const`` declarations then fail in the browser the second time.
 - No Binder button while ``repository.url`` is the placeholder (see :mod:`booktools.binder`).
+- Each chapter as a notebook in the site (:mod:`booktools.chapter_notebooks`), and
+  links that open it, and each exercise notebook, in Colab and Binder
+  (:mod:`booktools.open_links`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from sphinx.util.docutils import SphinxDirective
 from autograder.load.course import REPO_ROOT
 from booktools import progress_page
 from booktools.binder import hide_binder_for_the_placeholder
+from booktools.chapter_notebooks import write_chapter_notebooks
+from booktools.open_links import add_open_links
 
 
 class CourseProgress(SphinxDirective):
@@ -74,5 +79,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("course-progress", CourseProgress)
     app.connect("config-inited", hide_binder_for_the_placeholder)
     app.connect("build-finished", write_empty_progress)
+    app.connect("build-finished", write_chapter_notebooks)
+    app.connect("doctree-resolved", add_open_links)
     app.connect("html-page-context", write_each_inline_script_once, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

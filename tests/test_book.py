@@ -153,12 +153,17 @@ def test_editing_one_chapter_executes_only_that_chapter_again(built, tmp_path):
     assert [Path(uri).name for uri in added] == ["gotchas.md"]
 
 
-def test_no_page_links_to_binder_while_the_repository_is_the_placeholder(built):
+def test_no_page_links_to_binder_or_colab_while_the_repository_is_the_placeholder(built):
     config = yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
     assert config["repository"]["url"] == PLACEHOLDER_REPOSITORY
     linking = [
         page.relative_to(built).as_posix()
         for page in sorted(built.rglob("*.html"))
-        if "mybinder.org" in page.read_text(encoding="utf-8")
+        if re.search(r"mybinder\.org|colab\.research\.google\.com", page.read_text("utf-8"))
     ]
     assert linking == []
+
+
+def test_every_chapter_is_published_as_a_notebook_and_no_other_page_is(built, course):
+    published = sorted(path.stem for path in (built / "notebooks").glob("*.ipynb"))
+    assert published == sorted(notebook.id for notebook in course.notebooks)

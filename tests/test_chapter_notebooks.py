@@ -1,0 +1,140 @@
+"""Each chapter is published as a notebook, and opens in Colab and Binder from the course's
+repository; while the repository is the placeholder, no page links either."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+from nbclient import NotebookClient
+
+from autograder.author.first_cell import first_cell
+from autograder.load.course import REPO_ROOT
+from booktools.binder import PLACEHOLDER_REPOSITORY
+from booktools.open_links import NOTEBOOKS_BRANCH, github_repository
+from conftest import build_book
+
+A_REAL_REPOSITORY = "https://github.com/someone/pytrees-course"
+CHAPTER = "leaves"
+CHAPTER_SOURCES = (
+    f"book/{CHAPTER}.md",
+    "book/_static",
+    "book/favicon.svg",
+    f"exercises/{CHAPTER}/{CHAPTER}.ipynb",
+)
+
+
+def _build_chapter(folder: Path, repository_url: str) -> Path:
+    """Build a book of the one chapter, with the course's configuration and ``repository_url``;
+    the built site."""
+    for name in CHAPTER_SOURCES:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        copy = shutil.copytree if (REPO_ROOT / name).is_dir() else shutil.copy
+        copy(REPO_ROOT / name, folder / name)
+    config = yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["execute"]["execute_notebooks"] = "off"
+    config["repository"]["url"] = repository_url
+    # the chapter's links to the chapters left out of this book
+    config["sphinx"]["config"]["suppress_warnings"] = ["myst.xref_missing"]
+    (folder / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (folder / "_toc.yml").write_text(f"format: jb-book\nroot: book/{CHAPTER}\n", encoding="utf-8")
+    done = build_book(folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return folder / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build_chapter(tmp_path_factory.mktemp("real"), A_REAL_REPOSITORY)
+
+
+@pytest.fixture(scope="module")
+def placeholder_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build_chapter(tmp_path_factory.mktemp("placeholder"), PLACEHOLDER_REPOSITORY)
+
+
+def _page(site: Path) -> str:
+    return (site / "book" / f"{CHAPTER}.html").read_text(encoding="utf-8")
+
+
+def test_the_first_cell_says_in_one_line_what_to_install():
+    cell = first_cell("https://example.org/simple/pytrees-course/")
+    assert cell.cell_type == "markdown"
+    assert "\n" not in cell.source
+    assert "pip install https://example.org/simple/pytrees-course/" in cell.source
+
+
+def test_without_a_package_the_first_cell_names_the_course_installation():
+    assert "pip install -r requirements.txt" in first_cell(None).source
+
+
+@pytest.mark.parametrize(
+    "url",
+    [PLACEHOLDER_REPOSITORY, PLACEHOLDER_REPOSITORY + ".git", "https://gitlab.com/someone/course"],
+)
+def test_the_placeholder_and_other_hosts_name_no_github_repository(url):
+    assert github_repository(url) is None
+
+
+def test_a_github_address_names_its_repository():
+    assert github_repository(A_REAL_REPOSITORY + ".git") == "someone/pytrees-course"
+
+
+@pytest.mark.slow
+def test_a_built_chapter_publishes_its_notebook_with_the_first_cell_then_the_pages_cells(
+    placeholder_site,
+):
+    published = nbformat.read(placeholder_site / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
+    page = jupytext.read(REPO_ROOT / "book" / f"{CHAPTER}.md", fmt="myst")
+    expected = first_cell(None)
+    assert (published.cells[0].cell_type, published.cells[0].source) == (
+        expected.cell_type,
+        expected.source,
+    )
+    code = [cell.source for cell in published.cells if cell.cell_type == "code"]
+    assert code == [cell.source for cell in page.cells if cell.cell_type == "code"]
+    assert len(code) > 10
+
+
+@pytest.mark.slow
+def test_a_published_chapter_notebook_runs_top_to_bottom(placeholder_site, tmp_path):
+    notebook = nbformat.read(placeholder_site / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
+
+
+@pytest.mark.slow
+def test_a_chapter_page_opens_its_notebook_and_its_exercise_in_colab_and_binder(real_site):
+    html = _page(real_site)
+    chapter_notebook = f"notebooks/{CHAPTER}.ipynb"
+    exercise = f"exercises/{CHAPTER}/{CHAPTER}.ipynb"
+    for url in (
+        f"https://colab.research.google.com/github/someone/pytrees-course/blob/notebooks/{chapter_notebook}",
+        f"https://mybinder.org/v2/gh/someone/pytrees-course/notebooks?labpath={chapter_notebook}",
+        f"https://colab.research.google.com/github/someone/pytrees-course/blob/main/{exercise}",
+        f"https://mybinder.org/v2/gh/someone/pytrees-course/main?labpath={exercise}",
+    ):
+        assert f'href="{url}"' in html, url
+
+
+@pytest.mark.slow
+def test_a_chapter_page_has_no_colab_or_binder_link_while_the_repository_is_the_placeholder(
+    placeholder_site,
+):
+    html = _page(placeholder_site)
+    assert "colab.research.google.com" not in html
+    assert "mybinder.org" not in html
+
+
+def test_the_book_workflow_pushes_the_chapter_notebooks_to_the_branch_the_links_open():
+    workflow = yaml.safe_load(
+        (REPO_ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8")
+    )
+    job = workflow["jobs"]["notebooks"]
+    commands = "\n".join(step.get("run", "") for step in job["steps"])
+    assert f"git push --force origin {NOTEBOOKS_BRANCH}" in commands
+    assert job["permissions"] == {"contents": "write"}
