@@ -95,20 +95,24 @@ def serve(address: Path, ahead: bool = False) -> None:
 
 
 def _prepare_first_check() -> None:
-    """Check the notebook edited last (:func:`_check_ahead`), or where ``check`` recorded
-    none, import what a check imports.
+    """Check ahead (:func:`_check_ahead`) the notebook edited last among those ``check``
+    recorded, or where it recorded none, the first chapter's (the learner is about to
+    begin): its zygote starts even while nothing in it is written. Then import what a check
+    imports, where the check ahead did not (``exercises/`` is missing, say).
 
     Only a checker started ahead does this: one that a check started is better off
     taking the request at once, whose zygote then imports JAX on the second core while
     this process imports it on the first."""
     from autograder.learner import progress
+    from autograder.load.course import learner_course_folder, load_course
 
     files = [Path(source) for source in set(progress.sources().values())]
     edited = [file for file in files if file.is_file()]
     if edited:
-        _check_ahead(max(edited, key=lambda file: file.stat().st_mtime))
+        _check_ahead(str(max(edited, key=lambda file: file.stat().st_mtime)))
     else:
-        _import_what_a_check_imports()
+        _check_ahead(load_course(learner_course_folder()).notebooks[0].id)
+    _import_what_a_check_imports()
 
 
 def _import_what_a_check_imports() -> None:
@@ -131,12 +135,12 @@ def _import_what_a_check_imports() -> None:
         os.environ.update(environment)
 
 
-def _check_ahead(notebook: Path) -> None:
-    """Check ``notebook`` unasked, its output and its record dropped: the learner's first
-    check, most often of the notebook they edited last, then finds its zygote started,
-    its compiled code stored and JAX's backend up (1.7 s of a first check where the
-    checker had only imported, 0.25 s after). The learner's code runs as in any check of
-    theirs: in a sandboxed worker."""
+def _check_ahead(notebook: str) -> None:
+    """Check ``notebook`` (a file or a chapter) unasked, its output and its record dropped:
+    the learner's first check, most often of the notebook they edited last, then finds its
+    zygote started, its compiled code stored and JAX's backend up (1.7 s of a first check
+    where the checker had only imported, 0.25 s after). The learner's code runs as in any
+    check of theirs: in a sandboxed worker."""
     umask = os.umask(0o077)
     os.umask(umask)
     with tempfile.TemporaryDirectory(prefix="pytrees-ahead-") as folder:
@@ -150,7 +154,7 @@ def _check_ahead(notebook: Path) -> None:
             contextlib.redirect_stdout(io.StringIO()),
             contextlib.redirect_stderr(io.StringIO()),
         ):
-            _check(["check", str(notebook)])
+            _check(["check", notebook])
     _keep_last_zygotes()
 
 

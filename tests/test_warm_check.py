@@ -127,6 +127,17 @@ def test_a_checker_started_ahead_starts_the_zygote_of_the_notebook_edited_last(t
         time.sleep(0.1)
 
 
+def test_a_checker_started_ahead_before_any_check_starts_the_first_chapters_zygote(
+    tmp_path, sockets
+):
+    start_ahead(learners_shell(tmp_path, sockets))  # no check recorded: the learner begins
+    pid = checker_pid(sockets)
+    deadline = time.monotonic() + 60
+    while not children(pid):
+        assert time.monotonic() < deadline, "the checker started no zygote before a check"
+        time.sleep(0.1)
+
+
 def test_a_checker_started_ahead_records_nothing_and_prints_nothing(tmp_path, sockets):
     env = learners_shell(tmp_path, sockets)
     mine = Path(shutil.copy(SOLUTIONS / FIRST.id / FIRST.filename, tmp_path / "mine.ipynb"))

@@ -46,8 +46,9 @@ def check_notebooks(
     """Check the notebooks ``arguments`` name (files or chapters), or ``every`` chapter's.
 
     ``lives_on``: this process goes on to the learner's next check (the warm checker), so
-    after checking one notebook it starts the zygote of the chapter after it
-    (:func:`start_next_chapters_zygote`).
+    it starts the zygote of a notebook it checks even where nothing in it runs yet (the
+    learner is about to write a function there), and after checking one notebook, the
+    zygote of the chapter after it (:func:`start_next_chapters_zygote`).
 
     Returns the exit code: 0 when every visible test passes, 1 otherwise. Raises
     :class:`UnusableInput` for an argument that names no notebook to check.
@@ -66,7 +67,7 @@ def check_notebooks(
     states = []
     checked = []
     for run in _runs(targets):
-        result = _check_run(run, course, limits)
+        result = _check_run(run, course, limits, lives_on)
         names = {course.notebook(chapter).filename: name for chapter, _, name in run}
         states += checking.notebook_states(result, names)
         checked.append((result, names))
@@ -176,11 +177,14 @@ def _runs(targets: list[Target]) -> list[list[Target]]:
     return runs
 
 
-def _check_run(run: list[Target], course: Course, limits: Limits) -> StudentResult:
+def _check_run(
+    run: list[Target], course: Course, limits: Limits, lives_on: bool = False
+) -> StudentResult:
     """Grade one run's notebooks with the visible tests and record the progress."""
     notebooks = {chapter: path for chapter, path, _ in run}
     limits = _run_limits(notebooks, course, limits)
-    if any(_runs_code(path, course.notebook(chapter)) for chapter, path in notebooks.items()):
+    started = any(_runs_code(path, course.notebook(chapter)) for chapter, path in notebooks.items())
+    if started or (lives_on and any(path is not None for path in notebooks.values())):
         # The worker's zygote (bubblewrap, then importing JAX) starts before this process
         # imports pytest and JAX, so both run at once on two cores (0.1 s of CPU sooner);
         # grading would start the same zygote only once its pytest session runs.

@@ -78,8 +78,8 @@ def conclusion(states: list[NotebookState]) -> str:
     idle = [state.notebook for state in states if not state.begun]
     if idle and not waiting:
         return (
-            f"{NOT_STARTED.capitalize()}: {', '.join(idle)}. Write a function of "
-            f"{idle[0]}, then check it again."
+            f"{NOT_STARTED.capitalize()}: {', '.join(idle)}. Answer one of the functions "
+            f"in {idle[0]}, then check it again."
         )
     later = f" {NOT_STARTED.capitalize()}: {', '.join(idle)}." if idle else ""
     if not waiting:
