@@ -21,7 +21,10 @@ and nothing from which a reference solution or a hidden test can be read:
 - the files under ``learners/``: the README (with the list of notebooks filled
   in), ``pyproject.toml`` (to install the package for the notebooks' kernel),
   ``.gitignore`` and the check workflow;
-- the course's ``LICENSE``.
+- the course's ``LICENSE``;
+- ``dist/``, the wheel of the learners' package (see :mod:`autograder.author.learner_package`):
+  the checker and that copy of the course, for a notebook opened anywhere, without this
+  repository around it.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
+from autograder.author.learner_package import PackageError, build_wheel, wheel_name
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
 from autograder.load.book import BOOK_LINKS_FILE, book_links, page_url
 from autograder.load.book import book_url as checked_book_url
@@ -153,7 +157,23 @@ def release_files(
     }
     requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
     files[Path("requirements.txt")] = requirements.encode()
+    files[Path("dist") / wheel_name()] = learners_wheel(files, notebooks)
     return files
+
+
+def learners_wheel(files: Mapping[Path, bytes], notebooks: Mapping[Path, str]) -> bytes:
+    """The learners' package's wheel, with the course's copy among the release's ``files``;
+    ``notebooks`` are the released notebooks' texts, whose imports it depends on."""
+    package = PACKAGE_DIR.relative_to(REPO_ROOT)
+    copy = COURSE_COPY.relative_to(REPO_ROOT)
+    course = {path.relative_to(package): files[path] for path in files if copy in path.parents}
+    imported = {
+        module for path, text in notebooks.items() for module in notebook_imports(path, text)
+    }
+    try:
+        return build_wheel(course, imported)
+    except PackageError as exc:
+        raise ReleaseError(f"cannot build the learners' wheel: {exc}") from None
 
 
 def _require_empty(out: Path) -> None:
