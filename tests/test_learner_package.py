@@ -159,7 +159,9 @@ def test_progress_is_kept_in_the_working_folder_of_a_package_with_no_repository_
 ):
     monkeypatch.delenv("PYTREES_PROGRESS", raising=False)
     assert progress.progress_file() == REPO_ROOT / ".course-progress.json"
-    monkeypatch.setattr(progress, "EXERCISES", tmp_path / "site-packages" / "exercises")
+    monkeypatch.setattr(
+        progress, "EXERCISES", tmp_path / "site-packages" / "exercises", raising=False
+    )
     monkeypatch.chdir(tmp_path)
     assert progress.progress_file() == tmp_path / ".course-progress.json"
 
