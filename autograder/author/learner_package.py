@@ -24,6 +24,7 @@ import tempfile
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
@@ -38,9 +39,14 @@ class PackageError(Exception):
     """The wheel cannot be built; the message says why."""
 
 
+def learners_project() -> dict[str, Any]:
+    """The ``[project]`` table of ``learners/pyproject.toml``."""
+    return tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+
+
 def distribution() -> tuple[str, str]:
     """The learners' package's distribution name and version, from ``learners/pyproject.toml``."""
-    project = tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8"))["project"]
+    project = learners_project()
     return project["name"], project["version"]
 
 
@@ -176,7 +182,7 @@ def _is_package(module: str) -> bool:
 def _pyproject(modules: list[str], course_files: Mapping[Path, bytes], needs: list[str]) -> str:
     """The wheel's ``pyproject.toml``: ``learners/pyproject.toml``'s name, version and
     description, the packages among ``modules`` and the course's files as package data."""
-    project = tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8"))["project"]
+    project = learners_project()
     packages = [m for m in modules if _is_package(m)]
     data = sorted(path.as_posix() for path in course_files)
     lines = [

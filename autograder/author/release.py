@@ -20,7 +20,7 @@ and nothing from which a reference solution or a hidden test can be read:
   released notebooks import and what the checker needs (see :func:`learner_requirements`);
 - the files under ``learners/``: the README (with the list of notebooks filled
   in), ``pyproject.toml`` (to install the package for the notebooks' kernel),
-  ``.gitignore`` and the check workflow;
+  ``.gitignore``, the check workflow and the one that publishes the wheel;
 - the course's ``LICENSE``;
 - ``dist/``, the wheel of the learners' package (see :mod:`autograder.author.learner_package`):
   the checker and that copy of the course, for a notebook opened anywhere, without this
@@ -34,7 +34,6 @@ import importlib.metadata
 import json
 import re
 import sys
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -43,7 +42,12 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
-from autograder.author.learner_package import PackageError, build_wheel, wheel_name
+from autograder.author.learner_package import (
+    PackageError,
+    build_wheel,
+    learners_project,
+    wheel_name,
+)
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
 from autograder.load.book import BOOK_LINKS_FILE, book_links, page_url
 from autograder.load.book import book_url as checked_book_url
@@ -67,10 +71,10 @@ REQUIREMENTS = REPO_ROOT / "requirements.txt"
 
 # The checker's own needs (what ``check``, ``hint``, ``status`` and the notebooks' helpers
 # import, and the kernel and JupyterLab that run the notebooks) are the ``dependencies``
-# its package declares in this file, where a package declares them; what the notebooks
-# import is read from the notebooks. Not nbgrader: nothing a learner runs imports it, and it would
-# add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to JupyterLab.
-LEARNERS_PYPROJECT = SKELETON / "pyproject.toml"
+# its package declares in learners/pyproject.toml, where a package declares them; what the
+# notebooks import is read from the notebooks. Not nbgrader: nothing a learner runs imports it,
+# and it would add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to
+# JupyterLab.
 
 _MARKERS = (*SOLUTION_MARKERS, HIDDEN_BEGIN, HIDDEN_END)
 CHAPTERS_PLACEHOLDER = "<!-- chapters -->"
@@ -271,7 +275,7 @@ def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]
 
 def checker_dependencies() -> list[str]:
     """The normalized names of the ``dependencies`` that ``learners/pyproject.toml`` declares."""
-    project = tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+    project = learners_project()
     return [canonicalize_name(Requirement(line).name) for line in project.get("dependencies", [])]
 
 
