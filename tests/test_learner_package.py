@@ -74,6 +74,8 @@ def test_the_package_follows_a_functions_own_import_but_not_one_for_type_checker
             from typing import TYPE_CHECKING
             if TYPE_CHECKING:
                 from autograder.store import folder
+            if not TYPE_CHECKING:
+                from autograder import seeding
             def check():
                 from .grade import batch
         """),
@@ -83,6 +85,7 @@ def test_the_package_follows_a_functions_own_import_but_not_one_for_type_checker
         "execute/run.py": "",
         "store/__init__.py": "",
         "store/folder.py": "",
+        "seeding.py": "",
     }
     for name, text in files.items():
         (package / name).parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +97,7 @@ def test_the_package_follows_a_functions_own_import_but_not_one_for_type_checker
         "autograder.grade",
         "autograder.grade.batch",
         "autograder.notebook",
+        "autograder.seeding",
     ]
 
 

@@ -94,11 +94,17 @@ def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
     while todo:
         node = todo.pop()
         nodes.append(node)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if isinstance(node, ast.If) and _type_checking(node.test):
             todo.extend(node.orelse)
             continue
         todo.extend(ast.iter_child_nodes(node))
     return nodes
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """Whether ``test`` is ``TYPE_CHECKING`` (or ``typing.TYPE_CHECKING``), false at run time."""
+    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+    return name == "TYPE_CHECKING"
 
 
 def package_modules(
@@ -142,8 +148,8 @@ def build_wheel(course_files: Mapping[Path, bytes], notebook_imports: set[str]) 
 
     Built by ``pip wheel`` with setuptools, as pinned in ``requirements.txt``, from this
     environment (``--no-build-isolation``: nothing is downloaded, so a release builds
-    offline, and with the versions the course pins). Raises PackageError with pip's
-    message when the build fails.
+    offline, and with the versions the course pins); pip is in every venv, where the
+    ``build`` front end is not. Raises PackageError with pip's message when the build fails.
     """
     modules = package_modules()
     with tempfile.TemporaryDirectory(prefix="learners-wheel-") as temporary:
