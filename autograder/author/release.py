@@ -20,8 +20,11 @@ and nothing from which a reference solution or a hidden test can be read:
   released notebooks import and what the checker needs (see :func:`learner_requirements`);
 - the files under ``learners/``: the README (with the list of notebooks filled
   in), ``pyproject.toml`` (to install the package for the notebooks' kernel),
-  ``.gitignore`` and the check workflow;
-- the course's ``LICENSE``.
+  ``.gitignore``, the check workflow and the one that publishes the wheel;
+- the course's ``LICENSE``;
+- ``dist/``, the wheel of the learners' package (see :mod:`autograder.author.learner_package`):
+  the checker and that copy of the course, for a notebook opened anywhere, without this
+  repository around it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import importlib.metadata
 import json
 import re
 import sys
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -40,6 +42,12 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
+from autograder.author.learner_package import (
+    PackageError,
+    build_wheel,
+    learners_project,
+    wheel_name,
+)
 from autograder.author.seal import MARKERS as SOLUTION_MARKERS
 from autograder.load.book import BOOK_LINKS_FILE, book_links, page_url
 from autograder.load.book import book_url as checked_book_url
@@ -63,10 +71,10 @@ REQUIREMENTS = REPO_ROOT / "requirements.txt"
 
 # The checker's own needs (what ``check``, ``hint``, ``status`` and the notebooks' helpers
 # import, and the kernel and JupyterLab that run the notebooks) are the ``dependencies``
-# its package declares in this file, where a package declares them; what the notebooks
-# import is read from the notebooks. Not nbgrader: nothing a learner runs imports it, and it would
-# add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to JupyterLab.
-LEARNERS_PYPROJECT = SKELETON / "pyproject.toml"
+# its package declares in learners/pyproject.toml, where a package declares them; what the
+# notebooks import is read from the notebooks. Not nbgrader: nothing a learner runs imports it,
+# and it would add its instructor tools (formgrader, Create Assignment, the Nbgrader menu) to
+# JupyterLab.
 
 _MARKERS = (*SOLUTION_MARKERS, HIDDEN_BEGIN, HIDDEN_END)
 CHAPTERS_PLACEHOLDER = "<!-- chapters -->"
@@ -153,7 +161,23 @@ def release_files(
     }
     requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
     files[Path("requirements.txt")] = requirements.encode()
+    files[Path("dist") / wheel_name()] = learners_wheel(files, notebooks)
     return files
+
+
+def learners_wheel(files: Mapping[Path, bytes], notebooks: Mapping[Path, str]) -> bytes:
+    """The learners' package's wheel, with the course's copy among the release's ``files``;
+    ``notebooks`` are the released notebooks' texts, whose imports it depends on."""
+    package = PACKAGE_DIR.relative_to(REPO_ROOT)
+    copy = COURSE_COPY.relative_to(REPO_ROOT)
+    course = {path.relative_to(package): files[path] for path in files if copy in path.parents}
+    imported = {
+        module for path, text in notebooks.items() for module in notebook_imports(path, text)
+    }
+    try:
+        return build_wheel(course, imported)
+    except PackageError as exc:
+        raise ReleaseError(f"cannot build the learners' wheel: {exc}") from None
 
 
 def _require_empty(out: Path) -> None:
@@ -251,7 +275,7 @@ def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]
 
 def checker_dependencies() -> list[str]:
     """The normalized names of the ``dependencies`` that ``learners/pyproject.toml`` declares."""
-    project = tomllib.loads(LEARNERS_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+    project = learners_project()
     return [canonicalize_name(Requirement(line).name) for line in project.get("dependencies", [])]
 
 

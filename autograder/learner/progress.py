@@ -15,13 +15,20 @@ import json
 import os
 from pathlib import Path
 
-from autograder.load.course import REPO_ROOT
+from autograder.load.course import EXERCISES, REPO_ROOT
 
 STATES = ("passed", "failing", "not-started")
 
 
 def progress_file() -> Path:
-    return Path(os.environ.get("PYTREES_PROGRESS", REPO_ROOT / ".course-progress.json"))
+    """``$PYTREES_PROGRESS``, or ``.course-progress.json`` at the root of the repository
+    the package lives in (the course's, or a learners' release with its ``exercises/``);
+    installed from its wheel, with no repository around it, in the working folder (a
+    notebook's kernel works in the notebook's folder), never in site-packages."""
+    if "PYTREES_PROGRESS" in os.environ:
+        return Path(os.environ["PYTREES_PROGRESS"])
+    root = REPO_ROOT if EXERCISES.is_dir() else Path.cwd()
+    return root / ".course-progress.json"
 
 
 def _read() -> dict:
