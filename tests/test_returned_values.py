@@ -64,9 +64,27 @@ def test_a_visible_failure_after_hidden_inputs_says_nothing_the_function_returne
     assert verdict(lambda x: 7, after_hidden=True).message == "f(1) should be 2"
 
 
-def test_a_value_returned_to_an_earlier_statement_is_not_shown():
+def test_a_value_bound_to_a_name_the_failing_assertion_reads_is_shown():
     source = 'answer = f(1)\nassert answer == 2, "f(1) should be 2"\n'
+    assert verdict(lambda x: 7, source).message == "f(1) should be 2; it returned 7"
+
+
+def test_a_value_returned_to_an_earlier_statement_is_not_shown_after_a_later_call():
+    source = 'answer = f(1)\nother = f(2)\nassert answer == 2, "f(1) should be 2"\n'
     assert verdict(lambda x: 7, source).message == "f(1) should be 2"
+
+
+def test_a_value_bound_to_a_name_the_failing_assertion_does_not_read_is_not_shown():
+    source = 'answer = f(1)\nassert 1 == 2, "f(1) should be 2"\n'
+    assert verdict(lambda x: 7, source).message == "f(1) should be 2"
+
+
+def test_a_name_bound_among_the_hidden_tests_never_shows_its_value():
+    source = (
+        "### BEGIN HIDDEN TESTS\nanswer = f(3)\n### END HIDDEN TESTS\n"
+        'assert answer == 2, "f(1) should be 2"\n'
+    )
+    assert "7" not in verdict(lambda x: 7, source).message
 
 
 def test_what_the_function_returned_follows_an_authored_sentence_as_one_of_its_own():

@@ -349,9 +349,44 @@ def _failing_statement(exc: BaseException, test: TestCell) -> tuple[int, int, st
 
 
 def _returned(exc: AssertionError, test: TestCell, calls: Calls) -> str | None:
-    """What the tested function returned in the statement that failed, if it was called there."""
+    """What the tested function returned in the statement that failed, if it was called
+    there, or in the statement that last bound a name the failing one reads
+    (``out = f(x)``, then ``assert out == ...``), if that is where it was called last."""
     statement = _failing_statement(exc, test)
-    return calls.shown(test.function, statement[0], statement[1]) if statement else None
+    if statement is None:
+        return None
+    first, last, _ = statement
+    spans = [(first, last), *_bindings_read(test, first, last)]
+    return next(
+        (text for start, end in spans if (text := calls.shown(test.function, start, end))), None
+    )
+
+
+def _bindings_read(test: TestCell, first: int, last: int) -> list[tuple[int, int]]:
+    """The lines of each top-level assignment that last bound, before line ``first``, a name
+    that lines ``first`` to ``last`` read; only assignments before the cell's first hidden
+    line, so that a value a hidden input gave is never one of them."""
+    tree = _parsed(test)
+    if tree is None:
+        return []
+    read = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and first <= node.lineno <= last
+    }
+    hidden_from = min(test.hidden_lines, default=first)
+    bound: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        end = node.end_lineno or node.lineno
+        if end >= min(first, hidden_from):
+            break
+        for target in node.targets if isinstance(node, ast.Assign) else []:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = (node.lineno, end)
+    return [bound[name] for name in read if name in bound]
 
 
 def _with_returned(message: str, returned: str | None) -> str:
