@@ -56,6 +56,15 @@ def test_a_notebook_path_that_does_not_exist_says_no_such_file(env):
     assert done.stderr.strip() == "error: exercises/aux_data/nothere.ipynb: no such file"
 
 
+def test_a_mistyped_notebook_file_suggests_the_closest_in_its_folder(env):
+    done = run_cli("check", "exercises/mapping/maping.ipynb", env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: exercises/mapping/maping.ipynb: no such file "
+        "(did you mean exercises/mapping/mapping.ipynb?)"
+    )
+
+
 def test_a_mistyped_chapter_suggests_the_closest(env):
     done = run_cli("check", "auxdata", env=env)
     assert done.returncode == 2

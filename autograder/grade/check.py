@@ -151,7 +151,7 @@ def _chapter_of_file(path: Path, course: Course) -> str:
         raise UnusableInput(f"{path} is a folder: give a notebook file or a chapter")
     if not path.exists():
         if path.suffix or len(path.parts) > 1:
-            raise UnusableInput(f"{path}: no such file")
+            raise UnusableInput(f"{path}: no such file{_file_meant(path)}")
         close = closest(str(path), ids)
         guess = f"did you mean {close}?" if close else f"the chapters: {', '.join(ids)}"
         raise UnusableInput(f"{path} is neither a notebook file nor a chapter ({guess})")
@@ -164,6 +164,16 @@ def _chapter_of_file(path: Path, course: Course) -> str:
             f"notebooks ({', '.join(ids)})?"
         )
     return copy.chapter
+
+
+def _file_meant(path: Path) -> str:
+    """`` (did you mean FILE?)``, naming the notebook in ``path``'s folder most like it."""
+    try:
+        near = [entry.name for entry in path.parent.glob("*.ipynb")]
+    except OSError:
+        return ""
+    best = closest(path.name, near)
+    return f" (did you mean {path.parent / best}?)" if best else ""
 
 
 def _runs(targets: list[Target]) -> list[list[Target]]:
