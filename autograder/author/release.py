@@ -42,6 +42,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
+from autograder.author.first_cell import first_cell
 from autograder.author.learner_package import (
     PackageError,
     build_wheel,
@@ -96,13 +97,17 @@ def write_release(
     book_url: str | None = None,
     solutions: bool = True,
     say: Callable[[str], None] | None = None,
+    package_url: str | None = None,
 ) -> list[Path]:
     """Write the learners' repository into ``out``; return its files, relative to ``out``.
 
     ``book_url`` is the published book's address (see :mod:`autograder.load.book`),
     which the notebooks, the checker's messages and the README link to. Without
     ``solutions`` the notebooks hold no sealed solution (see :func:`withheld`).
-    ``say`` is told of each slow step (see :func:`require_current`).
+    ``say`` is told of each slow step (see :func:`require_current`). With ``package_url``,
+    the learners' package's address (see :func:`autograder.author.first_cell.first_cell`),
+    each notebook opens with a cell that installs the package and the libraries it needs,
+    pinned as the release's ``requirements.txt``, where they are missing.
 
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
@@ -110,7 +115,7 @@ def write_release(
     answers, or when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
-    files = release_files(book_url, solutions, say)
+    files = release_files(book_url, solutions, say, package_url)
     for relative, content in files.items():
         target = out / relative
         try:
@@ -125,6 +130,7 @@ def release_files(
     book_url: str | None = None,
     solutions: bool = True,
     say: Callable[[str], None] | None = None,
+    package_url: str | None = None,
 ) -> dict[Path, bytes]:
     """Every file of the release, by its path relative to the release's root."""
     if book_url is not None:
@@ -161,6 +167,10 @@ def release_files(
     }
     requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
     files[Path("requirements.txt")] = requirements.encode()
+    if package_url is not None:
+        # the course's copy too: check and grading read the notebook the learner was given
+        for path in [*notebooks, *(copy / Path(*path.parts[1:]) for path in notebooks)]:
+            files[path] = with_first_cell(files[path].decode(), package_url, requirements).encode()
     files[Path("dist") / wheel_name()] = learners_wheel(files, notebooks)
     return files
 
@@ -328,6 +338,15 @@ def _with_dependencies(names: set[str]) -> set[str]:
 def _requirement_name(line: str) -> str:
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
     return canonicalize_name(match.group(1)) if match else ""
+
+
+def with_first_cell(text: str, package_url: str, pins: str) -> str:
+    """Notebook ``text`` opening with the cell that installs the learners' package from
+    ``package_url`` and the libraries it needs at the versions ``pins`` (a requirements
+    file's text) gives, where they are missing (see :mod:`autograder.author.first_cell`)."""
+    nb = nbformat.reads(text, as_version=4)
+    nb.cells.insert(0, first_cell(package_url, pins))
+    return nbformat.writes(nb) + "\n"
 
 
 def withheld(text: str) -> str:
