@@ -4,12 +4,14 @@ checker through pip from a folder of wheels."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -24,6 +26,7 @@ from autograder.grade.plugin import course_copy
 from autograder.load.course import EXERCISES, REPO_ROOT
 from autograder.load.install_cell import is_install_cell
 from autograder.load.learner_notebook import cells_to_run, cells_touching_the_grader
+from booktools.chapter_notebooks import chapter_notebook
 
 # what a bare Jupyter has beside pip: the kernel, at the course's versions
 KERNEL_ONLY = "ipykernel"
@@ -69,6 +72,19 @@ def _said(cell: nbformat.NotebookNode) -> str:
         elif output.output_type == "error":
             parts.append("\n".join(output.traceback))
     return "".join(parts)
+
+
+@contextlib.contextmanager
+def _hosted(env: dict[str, str]) -> Iterator[None]:
+    """``env`` as this process's environment, which the kernels it starts inherit."""
+    saved = os.environ.copy()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def _report(folder: Path, env: dict[str, str]) -> dict[str, object]:
@@ -162,28 +178,25 @@ def standalone(course, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ob
         source for source in _solution_sources(notebook) if source.startswith(f"def {name}(")
     ]
     _learners_cells(nb, name, solved)
-    saved = os.environ.copy()
-    os.environ.clear()
-    os.environ.update(env)
-    try:
+    kernel = _kernel(venv, root / "jupyter")
+    seconds = None
+    with _hosted(env):
+        # a learner's cells may fail (the wrong answer's visible test does); the run goes on
         client = NotebookClient(
-            nb, timeout=1200, kernel_name=_kernel(venv, root / "jupyter"),
+            nb, timeout=1200, kernel_name=kernel, allow_errors=True,
             resources={"metadata": {"path": str(folder)}},
         )  # fmt: skip
-        seconds = None
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 client.execute_cell(cell, index)
                 if seconds is None and cell.source == f"check({name!r})":
                     seconds = time.monotonic() - started
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
     nbformat.write(nb, folder / notebook.filename)
     # the same learner's work in the course's repository: the notebook nbgrader generated
     in_repository = nbformat.read(EXERCISES / notebook.id / notebook.filename, as_version=4)
     in_repository.cells = nb.cells[1:]
     return {"name": name, "nb": nb, "folder": folder, "venv": venv, "seconds": seconds,
+            "env": env, "kernel": kernel, "wheels": wheels,
             "in_repository": in_repository, "nb_file": notebook.filename}  # fmt: skip
 
 
@@ -198,8 +211,8 @@ def test_the_first_cell_of_a_standalone_notebook_says_what_it_installs_then_inst
     venv_python = standalone["venv"] / "bin" / "python"
     where = "import jax, autograder.notebook as n; print(jax.__version__, n.__file__)"
     versions = subprocess.run(
-        [venv_python, "-c", where],
-        capture_output=True, text=True, timeout=300,
+        [venv_python, "-c", where], capture_output=True, text=True, timeout=300,
+        cwd=standalone["folder"], env=standalone["env"],
     )  # fmt: skip
     version, where = versions.stdout.split()
     assert version == "0.10.2" and Path(standalone["venv"]) in Path(where).parents
@@ -245,3 +258,17 @@ def test_grading_a_standalone_notebook_gives_the_report_of_its_copy_in_the_repos
     report = _report(alone, env)
     assert report == _report(in_repository, env)
     assert f"{name}" in json.dumps(report)
+
+
+@pytest.mark.slow
+def test_a_chapter_notebook_runs_top_to_bottom_where_the_install_cell_installed_the_course(
+    standalone, tmp_path
+):
+    nb = chapter_notebook(REPO_ROOT / "book" / "leaves.md", str(standalone["wheels"]))
+    assert is_install_cell(nb.cells[0].source)
+    with _hosted(standalone["env"]):
+        NotebookClient(
+            nb, timeout=600, kernel_name=standalone["kernel"],
+            resources={"metadata": {"path": str(tmp_path)}},
+        ).execute()  # fmt: skip
+    assert any(cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")

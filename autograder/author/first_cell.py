@@ -49,7 +49,8 @@ def first_cell(package_url: str | None, pins: str = "") -> NotebookNode:
         f"with{f' (JAX {jax})' if jax else ''} from {package_url}: {INSTALL_MINUTES}."
     )
     source = install_cell_source(requirement, find_links, constraints, jax, said)
-    return nbformat.v4.new_code_cell(source)
+    # one id, not a random one: a release's two copies of a notebook are the same file
+    return nbformat.v4.new_code_cell(source, id="install-course")
 
 
 def _pinned(line: str) -> bool:

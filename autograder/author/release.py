@@ -44,6 +44,7 @@ from packaging.utils import canonicalize_name
 from autograder.author.checks import stale_exercises
 from autograder.author.first_cell import first_cell
 from autograder.author.learner_package import (
+    ENTRY_POINTS,
     PackageError,
     build_wheel,
     learners_project,
@@ -283,6 +284,16 @@ def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]
     return "\n".join([header, *(line for name, line in pins.items() if name in needed)]) + "\n"
 
 
+def course_pins() -> str:
+    """:func:`learner_requirements` of the course's exercise notebooks: the pins of what
+    they, their checker and the chapters' notebooks need (the release's requirements.txt)."""
+    notebooks = {
+        notebook.path.relative_to(REPO_ROOT): notebook.path.read_text(encoding="utf-8")
+        for notebook in load_course(EXERCISES).notebooks
+    }
+    return learner_requirements(read_requirements(REQUIREMENTS), notebooks)
+
+
 def checker_dependencies() -> list[str]:
     """The normalized names of the ``dependencies`` that ``learners/pyproject.toml`` declares."""
     project = learners_project()
@@ -291,7 +302,7 @@ def checker_dependencies() -> list[str]:
 
 def notebook_imports(path: Path, text: str) -> list[str]:
     """The top-level modules the code cells of notebook ``text`` import, in order, but for
-    Python's standard library and the checker's own package (the release ships it).
+    Python's standard library and the learners' package's own (the release ships it).
 
     Raises ReleaseError naming ``path`` when a code cell is not Python.
     """
@@ -311,7 +322,7 @@ def notebook_imports(path: Path, text: str) -> list[str]:
             else:
                 continue
             found += [module.split(".")[0] for module in modules]
-    own = {PACKAGE_DIR.name, *sys.stdlib_module_names}
+    own = {module.split(".")[0] for module in ENTRY_POINTS} | set(sys.stdlib_module_names)
     return [module for module in dict.fromkeys(found) if module not in own]
 
 
