@@ -189,7 +189,7 @@ def standalone(course, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ob
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 client.execute_cell(cell, index)
-                if seconds is None and cell.source == f"check({name!r})":
+                if seconds is None and cell.source.startswith("check("):
                     seconds = time.monotonic() - started
     nbformat.write(nb, folder / notebook.filename)
     # the same learner's work in the course's repository: the notebook nbgrader generated
@@ -230,6 +230,7 @@ def test_a_standalone_notebook_checks_hints_and_reveals_as_in_the_course(standal
         _said(cell) for cell in standalone["nb"].cells if cell.source == f"solution({name!r})"
     ]
     assert f"❌ FAIL {name}: " in checks[0] and f"✅ PASS {name}" in checks[1]
+    print("".join(f"check({name!r}):\n{output}" for output in checks))
     assert "Hint 1/" in said[f"hint({name!r})"]
     assert f"🔒 The reference solution of {name}" in reveals[0]
     assert f"📖 The reference solution of {name}" in reveals[1]
@@ -238,7 +239,8 @@ def test_a_standalone_notebook_checks_hints_and_reveals_as_in_the_course(standal
 @pytest.mark.slow
 def test_a_standalone_notebook_keeps_progress_beside_it(standalone):
     record = json.loads((standalone["folder"] / ".course-progress.json").read_text())
-    assert record["functions"] == {standalone["name"]: "passed"}
+    # the notebook's other check cells ran too, on their stubs
+    assert record["functions"][standalone["name"]] == "passed"
     assert record["hints"] == {standalone["name"]: 1}
     assert list(Path(standalone["venv"]).rglob(".course-progress.json")) == []
     assert f"{standalone['name']}" in _said(standalone["nb"].cells[-1])
