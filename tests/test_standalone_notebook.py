@@ -46,7 +46,7 @@ def _kernel(venv: Path, home: Path) -> str:
 
 def _learners_cells(nb: nbformat.NotebookNode, name: str, solved: str) -> None:
     """Answer ``name`` wrongly in its answer cell, then check, hint and reveal; answer it
-    right, then check and reveal again; status last."""
+    right, then check and reveal again."""
     [answer] = [cell for cell in nb.cells if _grade_id(cell) == name]
     answer.source = f"def {name}(*args, **kwargs):\n    return 0"
     for source in (
@@ -56,7 +56,6 @@ def _learners_cells(nb: nbformat.NotebookNode, name: str, solved: str) -> None:
         solved,
         f"check({name!r})",
         f"solution({name!r})",
-        "from autograder.notebook import status\nstatus()",
     ):
         nb.cells.append(nbformat.v4.new_code_cell(source))
 
@@ -243,7 +242,6 @@ def test_a_standalone_notebook_keeps_progress_beside_it(standalone):
     assert record["functions"][standalone["name"]] == "passed"
     assert record["hints"] == {standalone["name"]: 1}
     assert list(Path(standalone["venv"]).rglob(".course-progress.json")) == []
-    assert f"{standalone['name']}" in _said(standalone["nb"].cells[-1])
 
 
 @pytest.mark.slow
