@@ -238,6 +238,12 @@ def _release_arguments(parser: argparse.ArgumentParser) -> None:
         help="ship no reference solutions: the notebooks hold no sealed solutions, and "
         "solution() says the release has none",
     )  # fmt: skip
+    parser.add_argument(
+        "--package-url", metavar="URL",
+        help="where learners install the release's wheel from: its address (a release "
+        "asset), or a folder or page linking it; each notebook then opens with a cell that "
+        "installs it and the pinned libraries where they are missing",
+    )  # fmt: skip
     parser.set_defaults(run=_release)
 
 
@@ -768,7 +774,7 @@ def _chapter(args: argparse.Namespace) -> int:
 def _release(args: argparse.Namespace) -> int:
     from autograder.author.release import write_release
 
-    written = write_release(args.out, args.book_url, args.solutions, _say)
+    written = write_release(args.out, args.book_url, args.solutions, _say, args.package_url)
     notebooks = sum(path.parts[0] == "exercises" for path in written)
     print(
         f"wrote {len(written)} files to {args.out}: {notebooks} exercise notebooks, the "

@@ -2,7 +2,10 @@
 
 A chapter with code is a MyST markdown notebook; jupytext reads it into the same
 cells a Jupyter kernel runs, and the published copy opens with the course's first
-cell (:func:`autograder.author.first_cell.first_cell`), which says what to install.
+cell (:func:`autograder.author.first_cell.first_cell`). With the learners' package's
+address (``course_package_url`` in ``_config.yml``'s ``sphinx.config``, unset by
+default) that cell installs the package, which holds the ``booktools`` the chapters
+import, and the course's pinned libraries; without, it says what to install.
 The notebook is what the chapter's Colab and Binder links open
 (:mod:`booktools.open_links`), and what a learner downloads to run it in any Jupyter.
 """
@@ -17,6 +20,7 @@ from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
 from autograder.author.first_cell import first_cell
+from autograder.author.release import course_pins
 
 NOTEBOOKS_FOLDER = "notebooks"
 
@@ -34,11 +38,12 @@ def has_code(source: Path) -> bool:
 
 
 def chapter_notebook(source: Path, package_url: str | None = None) -> NotebookNode:
-    """The notebook of the chapter at ``source``: the course's first cell, then its cells."""
+    """The notebook of the chapter at ``source``: the course's first cell, installing from
+    ``package_url`` at the course's pins when given, then its cells."""
     notebook = jupytext.read(source, fmt="myst")
     # what jupytext records of the markdown file it read; the notebook is no longer paired to it
     notebook.metadata.pop("jupytext", None)
-    notebook.cells.insert(0, first_cell(package_url))
+    notebook.cells.insert(0, first_cell(package_url, course_pins() if package_url else ""))
     return notebook
 
 
@@ -51,4 +56,4 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
         if has_code(source):
             target = Path(app.outdir) / site_path(Path(docname).name)
             target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(chapter_notebook(source), target)
+            nbformat.write(chapter_notebook(source, app.config.course_package_url), target)

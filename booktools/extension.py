@@ -77,6 +77,8 @@ def write_empty_progress(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("course-progress", CourseProgress)
+    # the learners' package's address: the chapter notebooks' first cell installs from it
+    app.add_config_value("course_package_url", None, "html", types=[str])
     app.connect("config-inited", hide_binder_for_the_placeholder)
     app.connect("build-finished", write_empty_progress)
     app.connect("build-finished", write_chapter_notebooks)

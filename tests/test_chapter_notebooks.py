@@ -13,12 +13,15 @@ import yaml
 from nbclient import NotebookClient
 
 from autograder.author.first_cell import first_cell
+from autograder.author.release import course_pins
 from autograder.load.course import REPO_ROOT
+from autograder.load.install_cell import is_install_cell
 from booktools.binder import PLACEHOLDER_REPOSITORY
 from booktools.open_links import NOTEBOOKS_BRANCH, github_repository
 from conftest import build_book
 
 A_REAL_REPOSITORY = "https://github.com/someone/pytrees-course"
+PACKAGE_URL = "https://example.org/wheels/"
 CHAPTER = "leaves"
 CHAPTER_SOURCES = (
     f"book/{CHAPTER}.md",
@@ -28,9 +31,9 @@ CHAPTER_SOURCES = (
 )
 
 
-def _build_chapter(folder: Path, repository_url: str) -> Path:
-    """Build a book of the one chapter, with the course's configuration and ``repository_url``;
-    the built site."""
+def _build_chapter(folder: Path, repository_url: str, package_url: str | None = None) -> Path:
+    """Build a book of the one chapter, with the course's configuration, ``repository_url``
+    and ``package_url`` (``course_package_url``); the built site."""
     for name in CHAPTER_SOURCES:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         copy = shutil.copytree if (REPO_ROOT / name).is_dir() else shutil.copy
@@ -38,6 +41,8 @@ def _build_chapter(folder: Path, repository_url: str) -> Path:
     config = yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
     config["execute"]["execute_notebooks"] = "off"
     config["repository"]["url"] = repository_url
+    if package_url is not None:
+        config["sphinx"]["config"]["course_package_url"] = package_url
     # the chapter's links to the chapters left out of this book
     config["sphinx"]["config"]["suppress_warnings"] = ["myst.xref_missing"]
     (folder / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -57,15 +62,20 @@ def placeholder_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build_chapter(tmp_path_factory.mktemp("placeholder"), PLACEHOLDER_REPOSITORY)
 
 
+@pytest.fixture(scope="module")
+def packaged_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build_chapter(tmp_path_factory.mktemp("packaged"), PLACEHOLDER_REPOSITORY, PACKAGE_URL)
+
+
 def _page(site: Path) -> str:
     return (site / "book" / f"{CHAPTER}.html").read_text(encoding="utf-8")
 
 
-def test_the_first_cell_says_in_one_line_what_to_install():
-    cell = first_cell("https://example.org/simple/pytrees-course/")
-    assert cell.cell_type == "markdown"
-    assert "\n" not in cell.source
-    assert "pip install https://example.org/simple/pytrees-course/" in cell.source
+def test_with_a_package_the_first_cell_is_the_install_cell_pinned_as_the_course():
+    cell = first_cell("https://example.org/simple/pytrees-course/", course_pins())
+    assert cell.cell_type == "code" and is_install_cell(cell.source)
+    assert "'https://example.org/simple/pytrees-course/'" in cell.source
+    assert "'jax==0.10.2'" in cell.source
 
 
 def test_without_a_package_the_first_cell_names_the_course_installation():
@@ -98,6 +108,14 @@ def test_a_built_chapter_publishes_its_notebook_with_the_first_cell_then_the_pag
     code = [cell.source for cell in published.cells if cell.cell_type == "code"]
     assert code == [cell.source for cell in page.cells if cell.cell_type == "code"]
     assert len(code) > 10
+
+
+@pytest.mark.slow
+def test_a_book_given_the_packages_address_opens_each_chapter_notebook_with_the_install_cell(
+    packaged_site,
+):
+    published = nbformat.read(packaged_site / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
+    assert published.cells[0].source == first_cell(PACKAGE_URL, course_pins()).source
 
 
 @pytest.mark.slow

@@ -13,11 +13,13 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import jupytext
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from test_learner_tools import _kernel_like_run, _solution_sources
 from test_release import _found, _secrets
+from test_requirements import imported_modules
 from test_workflows import lint, load, steps
 
 from autograder.author.learner_package import ENTRY_POINTS, package_modules
@@ -64,6 +66,20 @@ def test_the_package_holds_what_the_notebooks_import_and_no_grading_module():
         modules
     )
     assert _grading(modules) == []
+
+
+def test_the_package_holds_what_the_chapter_notebooks_import_from_the_courses_own_code():
+    imported = set()
+    for page in sorted((REPO_ROOT / "book").glob("*.md")):
+        notebook = jupytext.read(page, fmt="myst")
+        imported |= {
+            module
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for module in imported_modules(cell.source)
+            if module.split(".")[0] in ("booktools", "autograder")
+        }
+    assert "booktools" in imported and imported <= set(package_modules())
 
 
 def test_the_package_follows_a_functions_own_import_but_not_one_for_type_checkers(tmp_path):

@@ -18,6 +18,7 @@ from packaging.utils import canonicalize_name
 from test_requirements import imported_modules
 
 from autograder.author import checks
+from autograder.author.first_cell import first_cell
 from autograder.author.release import (
     REQUIREMENTS,
     ReleaseError,
@@ -37,6 +38,7 @@ from autograder.load.course import (
     load_course,
     load_notebook,
 )
+from autograder.load.install_cell import is_install_cell
 from autograder.load.learner_notebook import to_python
 from autograder.load.submissions import find_submissions
 from autograder.report.text import markdown_cell
@@ -210,6 +212,40 @@ def test_release_without_a_book_url_leaves_no_dead_link_to_the_book(tmp_path):
     leaves = texts[out / "exercises" / "leaves" / "leaves.ipynb"]
     assert "Practise what the chapter *Leaves* (in your course's book) teaches" in leaves
     assert not (out / "autograder" / "course" / "book.json").exists()
+
+
+PACKAGE_URL = "https://github.com/someone/course/releases/download/v1/course-1-py3-none-any.whl"
+
+
+def test_release_with_a_package_url_opens_each_notebook_with_the_install_cell(
+    tmp_path, released_course
+):
+    out = tmp_path / "learners"
+    write_release(out, package_url=PACKAGE_URL)
+    pins = (out / "requirements.txt").read_text(encoding="utf-8")
+    for notebook in released_course.notebooks:
+        copies = [out / "exercises", out / "autograder" / "course"]
+        texts = {(copy / notebook.id / notebook.filename).read_text() for copy in copies}
+        [text] = texts
+        nb = nbformat.reads(text, as_version=4)
+        assert nb.cells[0] == first_cell(PACKAGE_URL, pins)
+        assert is_install_cell(nb.cells[0].source)
+        original = nbformat.read(notebook.path, as_version=4)
+        assert [cell.source for cell in nb.cells[2:]] == [
+            cell.source for cell in original.cells[1:]
+        ]
+
+
+def test_the_install_cell_pins_the_releases_requirements_and_installs_the_wheel_it_names(
+    tmp_path,
+):
+    out = tmp_path / "learners"
+    write_release(out, package_url=PACKAGE_URL)
+    source = (
+        nbformat.read(out / "exercises" / "leaves" / "leaves.ipynb", as_version=4).cells[0].source
+    )
+    pins = [line for line in (out / "requirements.txt").read_text().splitlines() if "==" in line]
+    assert f"{PACKAGE_URL!r}" in source and f"{pins!r}" in source
 
 
 def test_release_refuses_a_link_to_the_book_it_cannot_rewrite():

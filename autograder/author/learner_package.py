@@ -2,7 +2,8 @@
 
 A learner's kernel imports :data:`ENTRY_POINTS` (the setup cells import
 ``autograder.notebook``, the test cells ``autograder.watchers`` and, in hidden tests,
-``autograder.seeding``). The package holds what those import, directly or not
+``autograder.seeding``; the chapters' notebooks ``booktools``, for their diagrams and
+quizzes). The package holds what those import, directly or not
 (:func:`package_modules`, read from the modules' own import statements), and the
 release's copy of the course (the released notebooks with their visible tests and
 sealed solutions, ``chapters.json``, ``book.json``): none of the grading machinery, and
@@ -30,7 +31,7 @@ from packaging.utils import canonicalize_name
 
 from autograder.load.course import PACKAGE_DIR, REPO_ROOT
 
-ENTRY_POINTS = ("autograder.notebook", "autograder.watchers", "autograder.seeding")
+ENTRY_POINTS = ("autograder.notebook", "autograder.watchers", "autograder.seeding", "booktools")
 LEARNERS_PYPROJECT = REPO_ROOT / "learners" / "pyproject.toml"
 _ROOT = PACKAGE_DIR.name
 
@@ -56,9 +57,11 @@ def wheel_name() -> str:
     return f"{canonicalize_name(name).replace('-', '_')}-{version}-py3-none-any.whl"
 
 
-def module_file(module: str, root: Path = PACKAGE_DIR) -> Path | None:
-    """The source file of ``module`` (``autograder.x.y``) under ``root``, the package's
-    folder; None when it is not one of the package's modules."""
+def module_file(module: str, root: Path | None = None) -> Path | None:
+    """The source file of ``module`` (``autograder.x.y``) under ``root``, its top-level
+    package's folder (by default the repository's folder of that name); None when it is
+    not one of that package's modules."""
+    root = root or REPO_ROOT / module.split(".")[0]
     path = root.joinpath(*module.split(".")[1:])
     for candidate in (path / "__init__.py", path.with_suffix(".py")):
         if candidate.is_file():
@@ -66,7 +69,7 @@ def module_file(module: str, root: Path = PACKAGE_DIR) -> Path | None:
     return None
 
 
-def imported_by(module: str, root: Path = PACKAGE_DIR) -> set[str]:
+def imported_by(module: str, root: Path | None = None) -> set[str]:
     """Every module that ``module``'s import statements name, wherever they stand (a
     function's own imports included), but for those under ``if TYPE_CHECKING:``, which
     never run. ``from a import b`` names ``a``, and ``a.b`` too where it is a module."""
@@ -108,11 +111,13 @@ def _type_checking(test: ast.expr) -> bool:
 
 
 def package_modules(
-    entry_points: tuple[str, ...] = ENTRY_POINTS, root: Path = PACKAGE_DIR
+    entry_points: tuple[str, ...] = ENTRY_POINTS, root: Path | None = None
 ) -> list[str]:
-    """The package's modules that importing ``entry_points`` may import, sorted: theirs,
-    what they import, directly or not, and each one's parent packages (importing a module
-    runs its packages' ``__init__``)."""
+    """The modules of the entry points' top-level packages that importing ``entry_points``
+    may import, sorted: theirs, what they import, directly or not, and each one's parent
+    packages (importing a module runs its packages' ``__init__``). ``root`` is the one
+    top-level package's folder (see :func:`module_file`)."""
+    tops = {module.split(".")[0] for module in entry_points}
     found: set[str] = set()
     todo = list(entry_points)
     while todo:
@@ -122,7 +127,7 @@ def package_modules(
         found.add(module)
         parts = module.split(".")
         todo += [".".join(parts[:end]) for end in range(1, len(parts))]
-        todo += [name for name in imported_by(module, root) if name.split(".")[0] == _ROOT]
+        todo += [name for name in imported_by(module, root) if name.split(".")[0] in tops]
     return sorted(found)
 
 
@@ -134,7 +139,7 @@ def requirements(modules: list[str], notebook_imports: set[str]) -> list[str]:
     imported = set(notebook_imports)
     for module in modules:
         imported |= {name.split(".")[0] for name in imported_by(module)}
-    imported -= {_ROOT, *sys.stdlib_module_names}
+    imported -= {module.split(".")[0] for module in ENTRY_POINTS} | set(sys.stdlib_module_names)
     providers = importlib.metadata.packages_distributions()
     missing = sorted(name for name in imported if name not in providers)
     if missing:

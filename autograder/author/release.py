@@ -42,7 +42,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.author.checks import stale_exercises
+from autograder.author.first_cell import first_cell
 from autograder.author.learner_package import (
+    ENTRY_POINTS,
     PackageError,
     build_wheel,
     learners_project,
@@ -96,13 +98,17 @@ def write_release(
     book_url: str | None = None,
     solutions: bool = True,
     say: Callable[[str], None] | None = None,
+    package_url: str | None = None,
 ) -> list[Path]:
     """Write the learners' repository into ``out``; return its files, relative to ``out``.
 
     ``book_url`` is the published book's address (see :mod:`autograder.load.book`),
     which the notebooks, the checker's messages and the README link to. Without
     ``solutions`` the notebooks hold no sealed solution (see :func:`withheld`).
-    ``say`` is told of each slow step (see :func:`require_current`).
+    ``say`` is told of each slow step (see :func:`require_current`). With ``package_url``,
+    the learners' package's address (see :func:`autograder.author.first_cell.first_cell`),
+    each notebook opens with a cell that installs the package and the libraries it needs,
+    pinned as the release's ``requirements.txt``, where they are missing.
 
     ``out`` must not exist or be an empty folder. Everything is checked before
     anything is written: raises ReleaseError, and writes nothing, when ``out``
@@ -110,7 +116,7 @@ def write_release(
     answers, or when an exercise notebook still holds a solution region or a hidden test.
     """
     _require_empty(out)
-    files = release_files(book_url, solutions, say)
+    files = release_files(book_url, solutions, say, package_url)
     for relative, content in files.items():
         target = out / relative
         try:
@@ -125,6 +131,7 @@ def release_files(
     book_url: str | None = None,
     solutions: bool = True,
     say: Callable[[str], None] | None = None,
+    package_url: str | None = None,
 ) -> dict[Path, bytes]:
     """Every file of the release, by its path relative to the release's root."""
     if book_url is not None:
@@ -161,6 +168,10 @@ def release_files(
     }
     requirements = learner_requirements(read_requirements(REQUIREMENTS), notebooks)
     files[Path("requirements.txt")] = requirements.encode()
+    if package_url is not None:
+        # the course's copy too: check and grading read the notebook the learner was given
+        for path in [*notebooks, *(copy / Path(*path.parts[1:]) for path in notebooks)]:
+            files[path] = with_first_cell(files[path].decode(), package_url, requirements).encode()
     files[Path("dist") / wheel_name()] = learners_wheel(files, notebooks)
     return files
 
@@ -273,6 +284,16 @@ def learner_requirements(course_requirements: str, notebooks: Mapping[Path, str]
     return "\n".join([header, *(line for name, line in pins.items() if name in needed)]) + "\n"
 
 
+def course_pins() -> str:
+    """:func:`learner_requirements` of the course's exercise notebooks: the pins of what
+    they, their checker and the chapters' notebooks need (the release's requirements.txt)."""
+    notebooks = {
+        notebook.path.relative_to(REPO_ROOT): notebook.path.read_text(encoding="utf-8")
+        for notebook in load_course(EXERCISES).notebooks
+    }
+    return learner_requirements(read_requirements(REQUIREMENTS), notebooks)
+
+
 def checker_dependencies() -> list[str]:
     """The normalized names of the ``dependencies`` that ``learners/pyproject.toml`` declares."""
     project = learners_project()
@@ -281,7 +302,7 @@ def checker_dependencies() -> list[str]:
 
 def notebook_imports(path: Path, text: str) -> list[str]:
     """The top-level modules the code cells of notebook ``text`` import, in order, but for
-    Python's standard library and the checker's own package (the release ships it).
+    Python's standard library and the learners' package's own (the release ships it).
 
     Raises ReleaseError naming ``path`` when a code cell is not Python.
     """
@@ -301,7 +322,7 @@ def notebook_imports(path: Path, text: str) -> list[str]:
             else:
                 continue
             found += [module.split(".")[0] for module in modules]
-    own = {PACKAGE_DIR.name, *sys.stdlib_module_names}
+    own = {module.split(".")[0] for module in ENTRY_POINTS} | set(sys.stdlib_module_names)
     return [module for module in dict.fromkeys(found) if module not in own]
 
 
@@ -328,6 +349,15 @@ def _with_dependencies(names: set[str]) -> set[str]:
 def _requirement_name(line: str) -> str:
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
     return canonicalize_name(match.group(1)) if match else ""
+
+
+def with_first_cell(text: str, package_url: str, pins: str) -> str:
+    """Notebook ``text`` opening with the cell that installs the learners' package from
+    ``package_url`` and the libraries it needs at the versions ``pins`` (a requirements
+    file's text) gives, where they are missing (see :mod:`autograder.author.first_cell`)."""
+    nb = nbformat.reads(text, as_version=4)
+    nb.cells.insert(0, first_cell(package_url, pins))
+    return nbformat.writes(nb) + "\n"
 
 
 def withheld(text: str) -> str:

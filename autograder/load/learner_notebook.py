@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from autograder.load.checksum import cell_checksum
 from autograder.load.course import Course, ExerciseNotebook
 from autograder.load.file_names import shown_name
+from autograder.load.install_cell import is_install_cell
 
 if TYPE_CHECKING:
     import nbformat
@@ -100,7 +101,9 @@ def cells_to_run(
     """The learner's code cells, as (cell number from 1, source), then the course's given cells.
 
     The learner's copies of the test cells are left out: tests always come from
-    the course's own notebook, so editing them changes nothing. After the learner's
+    the course's own notebook, so editing them changes nothing; so is the course's
+    install cell (:func:`autograder.load.install_cell.is_install_cell`), which installs
+    nothing where the grader runs. After the learner's
     last cell the course's own copies of the given cells (setup and helpers) run
     again, numbered after the notebook's last cell, so that what they define is the
     course's whatever the learner's cells rebound. A statement of theirs that binds a
@@ -112,7 +115,7 @@ def cells_to_run(
         if cell.get("cell_type") != "code":
             continue
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in exercise.test_grade_ids:
+        if grade_id in exercise.test_grade_ids or is_install_cell(_source(cell)):
             continue
         cells.append((number, _source(cell)))
     after = len(nb.cells)
@@ -278,8 +281,8 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
     """The learner's own code cells that could patch what the watchers see, by :func:`cell_label`.
 
     A cell is the learner's unless it is one of the course's locked cells, unchanged
-    (:meth:`CourseCells.owns`); its own ``locked`` flag counts for nothing. It is
-    reported when it mentions ``autograder``, ``sys.modules``, ``jax._src``,
+    (:meth:`CourseCells.owns`), or its install cell; its own ``locked`` flag counts for
+    nothing. It is reported when it mentions ``autograder``, ``sys.modules``, ``jax._src``,
     ``importlib``, ``__import__``, ``ctypes`` or JAX's ``default_registry``, or assigns
     to (or ``setattr``s, or deletes) an attribute of ``jax`` or of one of JAX's tree
     modules (see book/security.md).
@@ -289,6 +292,8 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
         if cell.get("cell_type") != "code" or course.owns(cell):
             continue
         source = _source(cell)
+        if is_install_cell(source):
+            continue
         if GRADER_TOUCHING.search(source) or _patches_jax(source):
             found.append(cell_label(source))
     return found
