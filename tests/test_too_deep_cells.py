@@ -57,3 +57,9 @@ def test_the_victim_graded_after_a_too_deep_cell_keeps_full_marks(graded):
 @pytest.mark.parametrize("learner", DEEP_LEARNERS)
 def test_a_learner_with_a_too_deep_cell_earns_what_their_functions_earn(graded, learner):
     assert graded[learner]["score"] == graded[learner]["max_score"]
+
+
+@pytest.mark.slow
+def test_a_cell_too_deep_for_the_grader_to_read_is_noted_as_one_that_may_patch_jax(graded):
+    notes = [note["message"] for note in graded["a_too_deep_to_parse"]["notes"]]
+    assert any("reach into the grader" in note and TOO_DEEP[:20] in note for note in notes), notes
