@@ -24,20 +24,33 @@ def install_cell_source(
 
 
 def is_install_cell(source: str) -> bool:
-    """Whether ``source`` is :func:`install_cell_source`'s, whatever its arguments."""
+    """Whether ``source`` is :func:`install_cell_source`'s, whatever its arguments.
+
+    Never raises: a cell nested deeper than the parser goes (RecursionError) is not it.
+    Its call and ``del`` are matched node by node, not unparsed: ``ast.unparse`` recurses
+    as deep as the learner's expression.
+    """
     if not source.startswith(_definition()):
         return False
     try:
         call, delete = ast.parse(source.removeprefix(_definition())).body
         for argument in call.value.args:  # type: ignore[attr-defined]
             ast.literal_eval(argument)
-    except (SyntaxError, ValueError, TypeError, AttributeError):
+    except (SyntaxError, ValueError, TypeError, AttributeError, RecursionError):
         return False
     return (
-        ast.unparse(call.value.func) == "install_course"  # type: ignore[attr-defined]
-        and not call.value.keywords  # type: ignore[attr-defined]
-        and ast.unparse(delete) == "del install_course"
+        isinstance(call, ast.Expr)
+        and isinstance(call.value, ast.Call)
+        and _is_name(call.value.func)
+        and not call.value.keywords
+        and isinstance(delete, ast.Delete)
+        and len(delete.targets) == 1
+        and _is_name(delete.targets[0])
     )
+
+
+def _is_name(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == install_course.__name__
 
 
 def _definition() -> str:

@@ -137,9 +137,8 @@ def top_level_names(source: str) -> set[str]:
     """Names ``source`` binds in the module's namespace: at its top level (inside
     ``if``, ``for``, ``with`` or ``try`` too, not inside a function or class body),
     and names a function declares ``global``. Empty for a source that does not parse."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = parsed(source)
+    if tree is None:
         return set()
     names: set[str] = set()
     for statement in tree.body:
@@ -148,6 +147,16 @@ def top_level_names(source: str) -> set[str]:
         if isinstance(node, ast.Global):
             names.update(node.names)
     return names
+
+
+def parsed(source: str) -> ast.Module | None:
+    """``source``'s syntax tree; None when it does not parse, for a syntax error or for
+    nesting deeper than the parser goes: its RecursionError, raised in the grading
+    process, would otherwise stop the whole batch."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, RecursionError):
+        return None
 
 
 def _statement_names(statement: ast.stmt) -> set[str]:
@@ -214,9 +223,8 @@ def cells_rebinding_given(nb: nbformat.NotebookNode, course: CourseCells) -> lis
 
 def _imports(source: str) -> dict[str, str]:
     """Names ``source``'s top-level imports bind, each with what it is bound to."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = parsed(source)
+    if tree is None:
         return {}
     bound: dict[str, str] = {}
     for statement in tree.body:
@@ -310,6 +318,8 @@ def _patches_jax(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
+    except RecursionError:  # how deep the parser goes depends on the caller's stack:
+        return True  # a worker, less deep, may run what is too deep to read here
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign | ast.Delete):

@@ -9,7 +9,6 @@ at the top level of the cell, as a stub under a given class does), it is not run
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from typing import TYPE_CHECKING
@@ -21,7 +20,7 @@ from autograder.load.course import (
     ExerciseNotebook,
     read_course_cells,
 )
-from autograder.load.learner_notebook import to_python, top_level_names
+from autograder.load.learner_notebook import parsed, to_python, top_level_names
 
 if TYPE_CHECKING:
     import nbformat
@@ -114,8 +113,6 @@ def _names_bound(source: str) -> set[str]:
     """The names a code cell binds as the worker runs it: a cell led by a magic
     (``%time``, ``!pip``) does not parse as Python until IPython has turned it into Python.
     It is turned only then, so that grading imports IPython (0.1 s) only for such a cell."""
-    try:
-        ast.parse(source)
-    except SyntaxError:
+    if parsed(source) is None:
         source = to_python(source)
     return top_level_names(source)
