@@ -10,6 +10,7 @@ literals run nothing.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 
 HEADER = "# Installs the course's checker and its libraries where they are missing."
@@ -53,6 +54,7 @@ def _is_name(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == install_course.__name__
 
 
+@functools.cache  # asked of each cell twice: inspect.getsource takes a millisecond
 def _definition() -> str:
     return f"{HEADER}\n{inspect.getsource(install_course).rstrip()}\n\n\n"
 
