@@ -12,6 +12,7 @@ The notebook is what the chapter's Colab and Binder links open
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import jupytext
@@ -32,18 +33,35 @@ def site_path(chapter_id: str) -> str:
 
 def has_code(source: Path) -> bool:
     """Whether the page at ``source`` has code cells, which makes it a chapter notebook."""
-    return source.suffix == ".md" and any(
-        cell.cell_type == "code" for cell in jupytext.read(source, fmt="myst").cells
-    )
+    return _read_with_code(source) is not None
 
 
-def chapter_notebook(source: Path, package_url: str | None = None) -> NotebookNode:
-    """The notebook of the chapter at ``source``: the course's first cell, installing from
-    ``package_url`` at the course's pins when given, then its cells."""
+def _read_with_code(source: Path) -> NotebookNode | None:
+    """The page at ``source`` as jupytext reads it, or None unless it is a MyST page with
+    code cells."""
+    if source.suffix != ".md":
+        return None
     notebook = jupytext.read(source, fmt="myst")
+    return notebook if any(cell.cell_type == "code" for cell in notebook.cells) else None
+
+
+def course_first_cell(package_url: str | None) -> NotebookNode:
+    """The first cell of every chapter notebook: installing from ``package_url`` at the
+    course's pins when given (see :func:`autograder.author.first_cell.first_cell`)."""
+    return first_cell(package_url, course_pins() if package_url else "")
+
+
+def chapter_notebook(source: Path, first: NotebookNode) -> NotebookNode:
+    """The notebook of the chapter at ``source``: ``first`` (see :func:`course_first_cell`),
+    then its cells."""
+    notebook = jupytext.read(source, fmt="myst")
+    return _opened_with(notebook, first)
+
+
+def _opened_with(notebook: NotebookNode, first: NotebookNode) -> NotebookNode:
     # what jupytext records of the markdown file it read; the notebook is no longer paired to it
     notebook.metadata.pop("jupytext", None)
-    notebook.cells.insert(0, first_cell(package_url, course_pins() if package_url else ""))
+    notebook.cells.insert(0, copy.deepcopy(first))
     return notebook
 
 
@@ -51,9 +69,11 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
     """``build-finished``: write the notebook of every chapter with code into the site."""
     if exception is not None or app.builder.format != "html":
         return
+    # the course's pins are read from every exercise notebook: once a build
+    first = course_first_cell(app.config.course_package_url)
     for docname in sorted(app.env.found_docs):
-        source = Path(app.env.doc2path(docname))
-        if has_code(source):
+        notebook = _read_with_code(Path(app.env.doc2path(docname)))
+        if notebook is not None:
             target = Path(app.outdir) / site_path(Path(docname).name)
             target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(chapter_notebook(source, app.config.course_package_url), target)
+            nbformat.write(_opened_with(notebook, first), target)

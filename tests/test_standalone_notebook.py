@@ -26,7 +26,7 @@ from autograder.grade.plugin import course_copy
 from autograder.load.course import EXERCISES, REPO_ROOT
 from autograder.load.install_cell import is_install_cell
 from autograder.load.learner_notebook import cells_to_run, cells_touching_the_grader
-from booktools.chapter_notebooks import chapter_notebook
+from booktools.chapter_notebooks import chapter_notebook, course_first_cell
 
 # what a bare Jupyter has beside pip: the kernel, at the course's versions
 KERNEL_ONLY = "ipykernel"
@@ -271,7 +271,8 @@ def test_grading_a_standalone_notebook_gives_the_report_of_its_copy_in_the_repos
 def test_a_chapter_notebook_runs_top_to_bottom_where_the_install_cell_installed_the_course(
     standalone, tmp_path
 ):
-    nb = chapter_notebook(REPO_ROOT / "book" / "leaves.md", str(standalone["wheels"]))
+    first = course_first_cell(str(standalone["wheels"]))
+    nb = chapter_notebook(REPO_ROOT / "book" / "leaves.md", first)
     assert is_install_cell(nb.cells[0].source)
     with _hosted(standalone["env"]):
         NotebookClient(
