@@ -27,8 +27,11 @@ def quiz_html(
     choices: Sequence[str],
     answer: int | str,
     explanation: str,
+    section: tuple[str, str] | None = None,
 ) -> str:
-    """The markup of one question. ``answer`` is the right choice's index or its text."""
+    """The markup of one question. ``answer`` is the right choice's index or its text;
+    ``section``, a ``(title, address)`` pair such as ``("Dicts sort their keys",
+    "#dicts-sort-their-keys")``, adds a link to reread it under the explanation."""
     choices = [str(choice) for choice in choices]
     if len(choices) < 2:
         raise QuizError(f"{key}: a question needs at least two choices")
@@ -47,10 +50,20 @@ def quiz_html(
         f'<p class="pt-quiz-question">{html.escape(question)}</p>'
         f'<ol class="pt-quiz-choices" type="A">{buttons}</ol>'
         f'<div class="pt-quiz-feedback" hidden><p class="pt-quiz-verdict" role="status"></p>'
-        f'<p class="pt-quiz-explanation">{html.escape(explanation)}</p>'
+        f'<p class="pt-quiz-explanation">{html.escape(explanation)}{_reread(section)}</p>'
         f'<button type="button" class="pt-quiz-retry">Try again</button></div>'
         f"<noscript><p>Answer: {html.escape(choices[index])}. {html.escape(explanation)}</p>"
         f"</noscript></div>"
+    )
+
+
+def _reread(section: tuple[str, str] | None) -> str:
+    if section is None:
+        return ""
+    title, address = section
+    return (
+        f' <span class="pt-quiz-reread">Reread <a href="{html.escape(address)}">'
+        f"{html.escape(title)}</a>.</span>"
     )
 
 
@@ -66,11 +79,14 @@ def quiz(
     choices: Sequence[str],
     answer: int | str,
     explanation: str,
+    section: tuple[str, str] | None = None,
 ) -> HTML:
     """Show a multiple-choice question that answers in the page.
 
     For "predict the output", pass the real value as ``answer`` (for example
     ``repr(jax.tree.leaves(tree))``): the build fails if it is not one of ``choices``,
-    so the page can never state a wrong answer.
+    so the page can never state a wrong answer. ``section`` is the ``(title,
+    address)`` of the section whose rule decides the answer, linked under the
+    explanation.
     """
-    return HTML(quiz_html(key, question, choices, answer, explanation))
+    return HTML(quiz_html(key, question, choices, answer, explanation, section))
