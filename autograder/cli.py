@@ -479,7 +479,7 @@ def _grade(args: argparse.Namespace) -> int:
     from autograder.load.course import SOLUTIONS, load_course
     from autograder.load.submissions import find_submissions
     from autograder.report import console
-    from autograder.report.text import clean_name
+    from autograder.safe_text import clean_name
     from autograder.store import folder as store
 
     whole = load_course(SOLUTIONS)
@@ -736,23 +736,19 @@ def _hint(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from autograder.learner import progress
+    from autograder.learner.status import chapter_named, print_chapter, print_progress
     from autograder.load.course import learner_course_folder, load_course
-    from autograder.load.names import no_such
     from autograder.load.submissions import UnusableInput
     from autograder.report import console
-    from autograder.report.status import print_chapter, print_progress
 
     course = load_course(learner_course_folder())
     out, states, sources = console.console(), progress.load(), progress.sources()
     if args.chapter is None:
         print_progress(out, course, states, sources)
         return 0
-    try:
-        notebook = course.notebook(args.chapter)
-    except KeyError:
-        ids = [notebook.id for notebook in course.notebooks]
-        otherwise = f"the chapters: {', '.join(ids)}"
-        raise UnusableInput(no_such("chapter", args.chapter, ids, otherwise)) from None
+    notebook = chapter_named(course, args.chapter)
+    if isinstance(notebook, str):
+        raise UnusableInput(notebook)
     print_chapter(out, notebook, states, sources)
     return 0
 
@@ -798,7 +794,7 @@ def _collect(args: argparse.Namespace) -> int:
 
 def _gradescope_bundle(args: argparse.Namespace) -> int:
     from autograder.author.gradescope import write_bundle
-    from autograder.report.text import points
+    from autograder.safe_text import points
 
     notebooks = write_bundle(args.out, args.chapter, args.allow_unsandboxed)
     total = sum(notebook.points for notebook in notebooks)

@@ -1,4 +1,5 @@
-"""Each chapter as a notebook, published with the book at ``notebooks/<id>.ipynb``.
+"""Each chapter as a notebook, published with the book at ``notebooks/<id>.ipynb``,
+and each exercise notebook at ``notebooks/exercises/<id>.ipynb``.
 
 A chapter with code is a MyST markdown notebook; jupytext reads it into the same
 cells a Jupyter kernel runs, and the published copy opens with the course's first
@@ -8,6 +9,9 @@ default) that cell installs the package, which holds the ``booktools`` the chapt
 import, and the course's pinned libraries; without, it says what to install.
 The notebook is what the chapter's Colab and Binder links open
 (:mod:`booktools.open_links`), and what a learner downloads to run it in any Jupyter.
+An exercise notebook is published as a release gives it to learners
+(:func:`autograder.author.release.released_notebook`: its links to the book made
+absolute with the book's ``html_baseurl`` when set), with the same first cell.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
 from autograder.author.first_cell import first_cell
-from autograder.author.release import course_pins
+from autograder.author.release import course_pins, released_notebook
+from autograder.load.course import EXERCISES
 
 NOTEBOOKS_FOLDER = "notebooks"
 
@@ -29,6 +34,16 @@ NOTEBOOKS_FOLDER = "notebooks"
 def site_path(chapter_id: str) -> str:
     """Where chapter ``chapter_id``'s notebook is, relative to the site's root."""
     return f"{NOTEBOOKS_FOLDER}/{chapter_id}.ipynb"
+
+
+def exercise_site_path(exercise_id: str) -> str:
+    """Where exercise ``exercise_id``'s notebook is published, relative to the site's root."""
+    return f"{NOTEBOOKS_FOLDER}/exercises/{exercise_id}.ipynb"
+
+
+def exercise_source(exercise_id: str) -> Path:
+    """The exercise notebook of ``exercise_id`` in the course (it may not exist)."""
+    return EXERCISES / exercise_id / f"{exercise_id}.ipynb"
 
 
 def has_code(source: Path) -> bool:
@@ -58,6 +73,14 @@ def chapter_notebook(source: Path, first: NotebookNode) -> NotebookNode:
     return _opened_with(notebook, first)
 
 
+def exercise_notebook(path: Path, first: NotebookNode, book_url: str | None) -> NotebookNode:
+    """The exercise notebook at ``path`` as the book publishes it: as a release gives it,
+    its links to the book's chapters pointing at ``book_url`` (or naming the chapter
+    where it is None), opening with ``first``."""
+    text = released_notebook(path, path.read_text(encoding="utf-8"), book_url)
+    return _opened_with(nbformat.reads(text, as_version=4), first)
+
+
 def _opened_with(notebook: NotebookNode, first: NotebookNode) -> NotebookNode:
     # what jupytext records of the markdown file it read; the notebook is no longer paired to it
     notebook.metadata.pop("jupytext", None)
@@ -66,7 +89,8 @@ def _opened_with(notebook: NotebookNode, first: NotebookNode) -> NotebookNode:
 
 
 def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
-    """``build-finished``: write the notebook of every chapter with code into the site."""
+    """``build-finished``: write the notebook of every chapter with code, and of its
+    exercise, into the site."""
     if exception is not None or app.builder.format != "html":
         return
     # the course's pins are read from every exercise notebook: once a build
@@ -74,6 +98,14 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
     for docname in sorted(app.env.found_docs):
         notebook = _read_with_code(Path(app.env.doc2path(docname)))
         if notebook is not None:
-            target = Path(app.outdir) / site_path(Path(docname).name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(_opened_with(notebook, first), target)
+            chapter = Path(docname).name
+            _write(Path(app.outdir) / site_path(chapter), _opened_with(notebook, first))
+            exercise = exercise_source(chapter)
+            if exercise.is_file():
+                published = exercise_notebook(exercise, first, app.config.html_baseurl or None)
+                _write(Path(app.outdir) / exercise_site_path(chapter), published)
+
+
+def _write(target: Path, notebook: NotebookNode) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)

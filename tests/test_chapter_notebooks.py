@@ -1,5 +1,6 @@
-"""Each chapter is published as a notebook, and opens in Colab and Binder from the course's
-repository; while the repository is the placeholder, no page links either."""
+"""Each chapter and each exercise is published as a notebook, and opens in Binder from the
+course's repository, and in Colab where the notebooks install the course; while the
+repository is the placeholder, no page links either."""
 
 from __future__ import annotations
 
@@ -23,12 +24,8 @@ from conftest import build_book
 A_REAL_REPOSITORY = "https://github.com/someone/pytrees-course"
 PACKAGE_URL = "https://example.org/wheels/"
 CHAPTER = "leaves"
-CHAPTER_SOURCES = (
-    f"book/{CHAPTER}.md",
-    "book/_static",
-    "book/favicon.svg",
-    f"exercises/{CHAPTER}/{CHAPTER}.ipynb",
-)
+EXERCISE = f"exercises/{CHAPTER}/{CHAPTER}.ipynb"
+CHAPTER_SOURCES = (f"book/{CHAPTER}.md", "book/_static", "book/favicon.svg", EXERCISE)
 
 
 def _build_chapter(folder: Path, repository_url: str, package_url: str | None = None) -> Path:
@@ -64,7 +61,7 @@ def placeholder_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def packaged_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build_chapter(tmp_path_factory.mktemp("packaged"), PLACEHOLDER_REPOSITORY, PACKAGE_URL)
+    return _build_chapter(tmp_path_factory.mktemp("packaged"), A_REAL_REPOSITORY, PACKAGE_URL)
 
 
 def _page(site: Path) -> str:
@@ -126,16 +123,38 @@ def test_a_published_chapter_notebook_runs_top_to_bottom(placeholder_site, tmp_p
 
 
 @pytest.mark.slow
-def test_a_chapter_page_opens_its_notebook_and_its_exercise_in_colab_and_binder(real_site):
+def test_a_book_given_the_packages_address_publishes_the_exercise_as_released_with_it(
+    packaged_site,
+):
+    published = nbformat.read(
+        packaged_site / "notebooks" / "exercises" / f"{CHAPTER}.ipynb", as_version=4
+    )
+    exercise = nbformat.read(REPO_ROOT / EXERCISE, as_version=4)
+    assert published.cells[0].source == first_cell(PACKAGE_URL, course_pins()).source
+    assert [cell.get("id") for cell in published.cells[1:]] == [cell.id for cell in exercise.cells]
+    assert "../../book/" in nbformat.writes(exercise)
+    assert "../../book/" not in nbformat.writes(published)
+
+
+@pytest.mark.slow
+def test_a_chapter_page_opens_its_notebook_and_its_exercise_in_colab_and_binder(packaged_site):
+    html = _page(packaged_site)
+    for path in (f"notebooks/{CHAPTER}.ipynb", f"notebooks/exercises/{CHAPTER}.ipynb"):
+        for url in (
+            f"https://colab.research.google.com/github/someone/pytrees-course/blob/notebooks/{path}",
+            f"https://mybinder.org/v2/gh/someone/pytrees-course/notebooks?labpath={path}",
+        ):
+            assert f'href="{url}"' in html, url
+
+
+@pytest.mark.slow
+def test_without_the_packages_address_a_chapter_page_opens_its_notebooks_in_binder_only(
+    real_site,
+):
     html = _page(real_site)
-    chapter_notebook = f"notebooks/{CHAPTER}.ipynb"
-    exercise = f"exercises/{CHAPTER}/{CHAPTER}.ipynb"
-    for url in (
-        f"https://colab.research.google.com/github/someone/pytrees-course/blob/notebooks/{chapter_notebook}",
-        f"https://mybinder.org/v2/gh/someone/pytrees-course/notebooks?labpath={chapter_notebook}",
-        f"https://colab.research.google.com/github/someone/pytrees-course/blob/main/{exercise}",
-        f"https://mybinder.org/v2/gh/someone/pytrees-course/main?labpath={exercise}",
-    ):
+    assert "colab.research.google.com" not in html
+    for path in (f"notebooks/{CHAPTER}.ipynb", f"notebooks/exercises/{CHAPTER}.ipynb"):
+        url = f"https://mybinder.org/v2/gh/someone/pytrees-course/notebooks?labpath={path}"
         assert f'href="{url}"' in html, url
 
 

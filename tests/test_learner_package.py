@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -26,6 +27,7 @@ from autograder.author.learner_package import ENTRY_POINTS, package_modules
 from autograder.author.release import write_release
 from autograder.learner import progress
 from autograder.load.course import REPO_ROOT, SOLUTIONS
+from autograder.safe_text import points
 
 GRADING = ("grade", "execute", "isolate", "store", "author")
 LEARNERS = REPO_ROOT / "learners"
@@ -234,7 +236,11 @@ def standalone(wheel, release, course, tmp_path_factory) -> dict[str, object]:
         print("---")
         loaded = sorted(m for m in sys.modules if m.startswith("autograder"))
         print(json.dumps([autograder.__file__, loaded]))
-    """)  # fmt: skip
+        print("---")
+        from autograder.notebook import status
+        status()
+        status("NOTEBOOK")
+    """).replace("NOTEBOOK", notebook.id)  # fmt: skip
     empty = root / "work"
     empty.mkdir()
     ran = subprocess.run(
@@ -242,11 +248,12 @@ def standalone(wheel, release, course, tmp_path_factory) -> dict[str, object]:
         timeout=600,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-3000:]
-    said, found = ran.stdout.split("---\n")
+    said, found, shown = ran.stdout.split("---\n")
     in_repository = _kernel_like_run(cells, {**env, "PYTREES_PROGRESS": str(root / "p.json")})
     package, modules = json.loads(found)
     return {"name": name, "said": said, "in_repository": in_repository, "package": package,
-            "modules": modules, "folder": empty, "venv": venv}  # fmt: skip
+            "modules": modules, "folder": empty, "venv": venv, "shown": shown,
+            "notebook": notebook}  # fmt: skip
 
 
 @pytest.mark.slow
@@ -258,6 +265,15 @@ def test_the_installed_wheel_checks_hints_and_reveals_from_an_empty_folder_as_th
     failed, passed = said.split("Hint 1/")
     assert f"❌ FAIL {name}: " in failed and f"🔒 The reference solution of {name}" in failed
     assert f"✅ PASS {name}" in passed and f"📖 The reference solution of {name}" in passed
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_shows_the_learners_progress_in_the_notebook(standalone):
+    notebook, shown = standalone["notebook"], standalone["shown"]
+    passed = notebook.functions[0]
+    assert re.search(rf"^{notebook.id} +1 of {len(notebook.functions)} ", shown, re.MULTILINE)
+    assert f"✅ PASS  {passed.name} ({points(passed.points)} points)" in shown
+    assert 'status("CHAPTER")' in shown
 
 
 @pytest.mark.slow

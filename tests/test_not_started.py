@@ -224,7 +224,7 @@ def test_gradescope_says_not_started_for_each_test_and_names_the_chapters():
 
 
 def test_status_shows_a_function_check_found_not_started(tmp_path, monkeypatch):
-    from autograder.report.status import print_chapter
+    from autograder.learner.status import print_chapter
 
     monkeypatch.setenv("PYTREES_PROGRESS", str(tmp_path / "progress.json"))
     progress.record({LEAVES.functions[0].name: None}, "leaves.ipynb")

@@ -39,7 +39,7 @@ from autograder.report.model import (
     TestResult,
     read_reports,
 )
-from autograder.report.text import clean
+from autograder.safe_text import clean
 
 COURSE = load_course(SOLUTIONS).only(["leaves"])
 NOTEBOOK = COURSE.notebooks[0]

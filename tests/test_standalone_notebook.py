@@ -23,10 +23,10 @@ from autograder.author.first_cell import first_cell
 from autograder.author.learner_package import distribution
 from autograder.author.release import REQUIREMENTS, read_requirements, write_release
 from autograder.grade.plugin import course_copy
-from autograder.load.course import EXERCISES, REPO_ROOT
+from autograder.load.course import EXERCISES, REPO_ROOT, ExerciseNotebook
 from autograder.load.install_cell import is_install_cell
 from autograder.load.learner_notebook import cells_to_run, cells_touching_the_grader
-from booktools.chapter_notebooks import chapter_notebook, course_first_cell
+from booktools.chapter_notebooks import chapter_notebook, course_first_cell, exercise_notebook
 
 # what a bare Jupyter has beside pip: the kernel, at the course's versions
 KERNEL_ONLY = "ipykernel"
@@ -155,37 +155,40 @@ def test_the_grader_neither_runs_nor_reports_the_install_cell(released_course):
 
 
 @pytest.fixture(scope="module")
-def standalone(course, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """A release whose notebooks install from its own ``dist/``; its first notebook run,
-    answered wrongly then rightly, alone in an empty folder by a kernel whose venv held
-    only pip and ipykernel; the seconds from the empty venv to the first ``check``."""
-    root = tmp_path_factory.mktemp("standalone")
-    release = root / "release"
-    wheels = release / "dist"
-    write_release(release, package_url=str(wheels))
-    notebook = course.notebooks[0]
-    name = notebook.functions[0].name
-    env = {key: value for key, value in os.environ.items() if key not in NOT_HOSTED}
-    env |= {"PIP_FIND_LINKS": str(wheels), "JUPYTER_PATH": str(root / "jupyter")}
-    started = time.monotonic()
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A release whose notebooks install from its own ``dist/``."""
+    release = tmp_path_factory.mktemp("released") / "release"
+    write_release(release, package_url=str(release / "dist"))
+    return release
+
+
+def _venv(root: Path, env: dict[str, str], python: str, *packages: str) -> Path:
+    """A venv of ``python`` at ``root / "venv"`` holding ``packages`` besides pip."""
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True, env=env, timeout=300)
+    subprocess.run([python, "-m", "venv", venv], check=True, env=env, timeout=300)
     installed = subprocess.run(
-        [venv / "bin" / "python", "-m", "pip", "install", "--quiet", KERNEL_ONLY,
-         "-c", release / "requirements.txt"],
+        [venv / "bin" / "python", "-m", "pip", "install", "--quiet", *packages],
         capture_output=True, text=True, env=env, timeout=1200,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr[-3000:]
-    folder = root / "work"
-    folder.mkdir()
-    released = release / "exercises" / notebook.id / notebook.filename
-    nb = nbformat.read(released, as_version=4)
+    return venv
+
+
+def _answered(notebook: ExerciseNotebook, nb: nbformat.NotebookNode) -> str:
+    """``nb`` with the learner's cells of :func:`_learners_cells` for ``notebook``'s first
+    function; that function's name."""
+    name = notebook.functions[0].name
     [solved] = [
         source for source in _solution_sources(notebook) if source.startswith(f"def {name}(")
     ]
     _learners_cells(nb, name, solved)
-    kernel = _kernel(venv, root / "jupyter")
-    seconds = None
+    return name
+
+
+def _run(nb: nbformat.NotebookNode, kernel: str, folder: Path, env: dict[str, str]) -> float:
+    """Run ``nb`` in ``folder`` by ``kernel``, as a hosted notebook is; the seconds to its
+    first ``check``'s end."""
+    started, seconds = time.monotonic(), None
     with _hosted(env):
         # a learner's cells may fail (the wrong answer's visible test does); the run goes on
         client = NotebookClient(
@@ -197,6 +200,29 @@ def standalone(course, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ob
                 client.execute_cell(cell, index)
                 if seconds is None and cell.source.startswith("check("):
                     seconds = time.monotonic() - started
+    return seconds or 0.0
+
+
+@pytest.fixture(scope="module")
+def standalone(course, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The release's first notebook run, answered wrongly then rightly, alone in an empty
+    folder by a kernel whose venv held only pip and ipykernel; the seconds from the
+    empty venv to the first ``check``."""
+    root = tmp_path_factory.mktemp("standalone")
+    wheels = release / "dist"
+    notebook = course.notebooks[0]
+    env = {key: value for key, value in os.environ.items() if key not in NOT_HOSTED}
+    env |= {"PIP_FIND_LINKS": str(wheels), "JUPYTER_PATH": str(root / "jupyter")}
+    started = time.monotonic()
+    constraints = str(release / "requirements.txt")
+    venv = _venv(root, env, sys.executable, KERNEL_ONLY, "-c", constraints)
+    folder = root / "work"
+    folder.mkdir()
+    released = release / "exercises" / notebook.id / notebook.filename
+    nb = nbformat.read(released, as_version=4)
+    name = _answered(notebook, nb)
+    kernel = _kernel(venv, root / "jupyter")
+    seconds = time.monotonic() - started + _run(nb, kernel, folder, env)
     nbformat.write(nb, folder / notebook.filename)
     # the same learner's work in the course's repository: the notebook nbgrader generated
     in_repository = nbformat.read(EXERCISES / notebook.id / notebook.filename, as_version=4)
@@ -280,3 +306,83 @@ def test_a_chapter_notebook_runs_top_to_bottom_where_the_install_cell_installed_
             resources={"metadata": {"path": str(tmp_path)}},
         ).execute()  # fmt: skip
     assert any(cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
+
+
+# What Colab's Python 3.12 runtime is known to hold (2025-26): the IPython and ipykernel
+# its own package pins, an older numpy and the older JAX the install cell must replace.
+LIKE_COLAB = ("ipython==7.34.0", "ipykernel==6.17.1", "numpy==2.0.2", "jax==0.7.2", "jaxlib==0.7.2")
+COLAB_PYTHON = "python3.12"
+
+
+def _colab_python() -> str | None:
+    """A ``COLAB_PYTHON`` that runs: on the PATH, or one of pyenv's versions (whose shim
+    on the PATH may not run while another version is selected)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = [shutil.which(COLAB_PYTHON), *sorted(pyenv.glob(f"versions/*/bin/{COLAB_PYTHON}"))]
+    for python in filter(None, found):
+        if subprocess.run([python, "-c", ""], capture_output=True, timeout=60).returncode == 0:
+            return str(python)
+    return None
+
+
+@pytest.fixture(scope="module")
+def like_colab(course, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """A kernel on Python 3.12 that runs on libraries of its own (``LIKE_COLAB``): the
+    chapter notebook the book publishes runs first, its install cell installing the
+    course; then the exercise notebook the book publishes, answered wrongly then rightly;
+    the versions the kernel's venv holds after."""
+    python = _colab_python()
+    if python is None and os.environ.get("CI") != "true":
+        pytest.skip(f"no {COLAB_PYTHON} here to stand for Colab's Python")
+    assert python is not None, f"{COLAB_PYTHON} is needed to stand for Colab's Python"
+    root = tmp_path_factory.mktemp("like_colab")
+    env = {key: value for key, value in os.environ.items() if key not in NOT_HOSTED}
+    env |= {"JUPYTER_PATH": str(root / "jupyter")}
+    venv = _venv(root, env, python, *LIKE_COLAB)
+    kernel = _kernel(venv, root / "jupyter")
+    first = course_first_cell(str(release / "dist"))
+    chapter = chapter_notebook(REPO_ROOT / "book" / "leaves.md", first)
+    folder = root / "work"
+    folder.mkdir()
+    _run(chapter, kernel, folder, env)
+    notebook = course.notebooks[0]
+    exercise = exercise_notebook(notebook.path, first, None)
+    name = _answered(notebook, exercise)
+    _run(exercise, kernel, folder, env)
+    where = "import IPython, ipykernel, jax\nfor m in IPython, ipykernel, jax: print(m.__version__)"
+    versions = subprocess.run(
+        [venv / "bin" / "python", "-c", where], capture_output=True, text=True, env=env,
+        timeout=300,
+    )  # fmt: skip
+    return {"chapter": chapter, "exercise": exercise, "name": name,
+            "versions": versions.stdout.split()}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_in_a_kernel_like_colabs_the_install_cell_replaces_jax_but_not_the_kernels_libraries(
+    like_colab,
+):
+    said = _said(like_colab["chapter"].cells[0])
+    assert said.startswith("Installing the course's checker (") and said.count("\n") == 1
+    assert like_colab["versions"] == ["7.34.0", "6.17.1", "0.10.2"]
+
+
+@pytest.mark.slow
+def test_in_a_kernel_like_colabs_a_chapter_notebook_runs_top_to_bottom(like_colab):
+    cells = [cell for cell in like_colab["chapter"].cells if cell.cell_type == "code"]
+    failed = [cell for cell in cells if any(o.output_type == "error" for o in cell.outputs)]
+    # the cells that show an error on purpose say so, as the book's build requires
+    unexpected = [
+        _said(cell) for cell in failed if "raises-exception" not in cell.metadata.get("tags", [])
+    ]
+    assert failed and unexpected == [] and all(cell.execution_count for cell in cells)
+
+
+@pytest.mark.slow
+def test_in_a_kernel_like_colabs_the_published_exercise_checks_a_wrong_then_a_right_answer(
+    like_colab,
+):
+    name, exercise = like_colab["name"], like_colab["exercise"]
+    assert _said(exercise.cells[0]) == ""  # the chapter notebook's cell had installed it all
+    checks = [_said(cell) for cell in exercise.cells if cell.source == f"check({name!r})"]
+    assert f"❌ FAIL {name}: " in checks[0] and f"✅ PASS {name}" in checks[1]

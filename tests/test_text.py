@@ -1,6 +1,6 @@
 """Learner text in reports: no terminal escapes, no control characters, bounded length."""
 
-from autograder.report.text import clean, clean_name
+from autograder.safe_text import clean, clean_name
 
 
 def test_terminal_escape_sequences_are_removed():

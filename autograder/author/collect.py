@@ -55,7 +55,7 @@ from typing import IO
 from autograder.load.course import COURSE_COPY, PACKAGE_DIR
 from autograder.load.learner_notebook import MAX_NOTEBOOK_BYTES
 from autograder.load.submissions import UnusableInput
-from autograder.report.text import clean
+from autograder.safe_text import clean
 
 LEARNER_COLUMN = "learner"
 REPOSITORY_COLUMN = "repository"

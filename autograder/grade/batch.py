@@ -44,7 +44,7 @@ from autograder.report.model import (
     StudentResult,
     TestResult,
 )
-from autograder.report.text import clean
+from autograder.safe_text import clean
 
 # Raised whenever a result gains fields, so that results cached before are graded again.
 CACHE_FORMAT = "2"  # 2: each test records its kind and the section it points to

@@ -41,7 +41,7 @@ from autograder.load.learner_notebook import (
     tampered_cells,
 )
 from autograder.load.stubs import not_started
-from autograder.report.text import clean
+from autograder.safe_text import clean
 
 _TRUSTED_SETUP: dict[Path, dict[str, Any]] = {}
 

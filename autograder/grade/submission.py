@@ -17,7 +17,7 @@ from autograder.report.model import (
     TestPointer,
     TestResult,
 )
-from autograder.report.text import clean
+from autograder.safe_text import clean
 
 
 def grade_submission(

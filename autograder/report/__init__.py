@@ -5,5 +5,6 @@ Markdown, CSV and Gradescope formats, the terminal output, what ``check``
 concludes, and the nbgrader gradebook. Nothing here knows how the results were
 obtained.
 
-May import: :mod:`autograder.load`, :mod:`autograder.compare`; never workers.
+May import: :mod:`autograder.load`, :mod:`autograder.compare`, :mod:`autograder.safe_text`;
+never workers.
 """

@@ -22,7 +22,7 @@ from rich.text import Text
 from autograder.compare.verdicts import mark
 from autograder.report.checking import NotebookState
 from autograder.report.model import SUMMARY_COLUMNS, Report, StudentResult, not_passed_cell
-from autograder.report.text import clean, points
+from autograder.safe_text import clean, points
 
 INDENT = 3
 """How far a function's messages, hints and notes stand in from its line."""

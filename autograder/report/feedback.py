@@ -16,7 +16,8 @@ import re
 from autograder.compare.verdicts import MARKS
 from autograder.load.book import BookLinks
 from autograder.report.model import ExerciseResult, StudentResult
-from autograder.report.text import markdown_cell, points
+from autograder.report.text import markdown_cell
+from autograder.safe_text import points
 
 _UNSAFE_IN_FILENAMES = re.compile(r"[^\w.-]")
 

@@ -20,7 +20,8 @@ from autograder.report.model import (
     TestResult,
     not_passed_cell,
 )
-from autograder.report.text import markdown_cell, points, spreadsheet_text
+from autograder.report.text import markdown_cell, spreadsheet_text
+from autograder.safe_text import points
 
 NOT_STARTED_WORDS = "not started: the function's cell still holds the exercise's stub"
 """What a format that must say something of a test not run (JUnit, Gradescope) says."""

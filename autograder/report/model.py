@@ -3,7 +3,7 @@
 The report holds no timings or absolute paths, so grading the same submission
 twice gives the same report. Every text a learner controls (their name, their files'
 names and why they were not graded, notes, tests' messages) is passed through
-:func:`~autograder.report.text.clean` whenever a result is made, by grading, from the
+:func:`~autograder.safe_text.clean` whenever a result is made, by grading, from the
 result cache or from a report read back: every format can write it.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from autograder.compare.verdicts import OUTCOMES
 from autograder.load.handed_in import NotebookFile
 from autograder.load.submissions import UnusableInput
-from autograder.report.text import clean, clean_name
+from autograder.safe_text import clean, clean_name
 
 SUMMARY_COLUMNS = ("Student", "Score", "Passed", "Not passed", "Files")
 """The columns of a class's summary, on the terminal and in Markdown."""

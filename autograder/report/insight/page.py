@@ -30,7 +30,7 @@ from autograder.report.insight.stats import (
     class_insight,
 )
 from autograder.report.model import HINTS_RECORD_NOTE, NO_HINTS, Report
-from autograder.report.text import points
+from autograder.safe_text import points
 
 _HERE = Path(__file__).parent
 

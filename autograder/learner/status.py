@@ -1,4 +1,6 @@
-"""What ``python -m autograder status`` prints: the learner's progress as ``check`` recorded it.
+"""The learner's progress as ``check`` recorded it: ``python -m autograder status`` on a
+terminal, ``status()`` in a notebook (where a learner with only the learners' package,
+in Colab or any Jupyter, can ask for it).
 
 Plain ``status`` gives one row per chapter, narrow enough for 80 columns; ``status
 CHAPTER`` gives that chapter's functions, grouped by the notebook file each was
@@ -8,13 +10,39 @@ fit, and a line that cannot fit (a long path) is left whole for the terminal.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from autograder.compare.verdicts import mark
-from autograder.load.course import Course, ExerciseNotebook
-from autograder.report.text import clean, points
+from autograder.learner import progress
+from autograder.load.course import Course, ExerciseNotebook, learner_course_folder, load_course
+from autograder.load.names import no_such
+from autograder.safe_text import clean, points
+
+WIDTH = 100
+"""Columns of a notebook's output area, where the terminal's width is not known."""
+
+
+def status(chapter: str | None = None) -> None:
+    """Print one row per chapter (functions passing, points, the files checked) and a
+    total; with ``chapter``, that chapter's functions under the file each was last
+    checked in. A chapter not in the course is named with the closest one."""
+    course = load_course(learner_course_folder())
+    # plain text on the cell's output, as check prints: no terminal codes, no widget
+    out = Console(file=sys.stdout, width=WIDTH, color_system=None, force_jupyter=False)
+    states, sources = progress.load(), progress.sources()
+    if chapter is None:
+        print_progress(out, course, states, sources, more='status("CHAPTER")')
+        return
+    notebook = chapter_named(course, chapter)
+    if isinstance(notebook, str):
+        said = f"{notebook[0].upper()}{notebook[1:]}"
+        print(said if said.endswith("?") else f"{said}.")
+        return
+    print_chapter(out, notebook, states, sources)
+
 
 _SHOWN = {
     "passed": mark("passed"),
@@ -25,9 +53,14 @@ _GAP = "  "
 
 
 def print_progress(
-    out: Console, course: Course, states: dict[str, str], sources: dict[str, str]
+    out: Console,
+    course: Course,
+    states: dict[str, str],
+    sources: dict[str, str],
+    more: str = "python -m autograder status CHAPTER",
 ) -> None:
-    """One row per chapter: functions passing, points earned, the files checked; a total."""
+    """One row per chapter: functions passing, points earned, the files checked; a total;
+    then ``more``, how to see one chapter's functions."""
     rows = [("Chapter", "Passing", "Points", "Checked in")]
     files = {"Chapter": ["Checked in"]}
     for notebook in course.notebooks:
@@ -53,7 +86,7 @@ def print_progress(
         _say(out, _GAP.join([*cells, checked]).rstrip())
     _total(out, course, states)
     _say(out, "A chapter's functions and the files they were checked in:")
-    _say(out, "python -m autograder status CHAPTER")
+    _say(out, more)
 
 
 def print_chapter(
@@ -77,6 +110,15 @@ def print_chapter(
         for line in groups[heading]:
             _say(out, f"  {line}")
     _total(out, Course((notebook,)), states)
+
+
+def chapter_named(course: Course, chapter: str) -> ExerciseNotebook | str:
+    """The notebook of ``chapter``, or what to tell a learner who named no chapter."""
+    try:
+        return course.notebook(chapter)
+    except KeyError:
+        ids = [notebook.id for notebook in course.notebooks]
+        return no_such("chapter", chapter, ids, f"the chapters: {', '.join(ids)}")
 
 
 def _total(out: Console, course: Course, states: dict[str, str]) -> None:
