@@ -1,5 +1,7 @@
 // Controls of the theme and of MyST-NB whose accessible name is not their visible text,
 // which speech input needs to find them by ("label in name", WCAG 2.5.3):
+// - the search box is named "Search" while it shows "Search Ctrl+K": without the label,
+//   its name is what it shows;
 // - a hidden output's toggle is named "Toggle hidden content" while it shows
 //   "Show code cell output": without the label, its name is what it shows;
 // - the colour-mode button's icons carry titles ("Light", "Dark") that its name,
@@ -8,8 +10,9 @@
   "use strict";
 
   function nameByVisibleText() {
-    document.querySelectorAll('summary[aria-label="Toggle hidden content"]').forEach((summary) => {
-      summary.removeAttribute("aria-label");
+    const labelled = '.search-button-field[aria-label], summary[aria-label="Toggle hidden content"]';
+    document.querySelectorAll(labelled).forEach((control) => {
+      control.removeAttribute("aria-label");
     });
     document.querySelectorAll(".theme-switch-button .theme-switch").forEach((icon) => {
       icon.removeAttribute("title");
