@@ -142,7 +142,10 @@ def _in_scheme(page: Page, scheme: str) -> None:
     if page.evaluate("document.documentElement.dataset.theme !== undefined"):
         page.wait_for_function("s => document.documentElement.dataset.theme === s", arg=scheme)
     # the theme's colours change in CSS transitions: measured halfway, they are neither
-    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished)).then(() => true)")
+    page.evaluate(
+        "Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)"
+        ".map(a => a.finished)).then(() => true)"
+    )
 
 
 def _built_pages(built: Path) -> list[str]:
