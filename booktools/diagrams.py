@@ -251,7 +251,13 @@ def draw_tree(tree: Any, caption: str | None = None) -> HTML:
 
 
 def _figure(svg: str, caption: str | None) -> HTML:
-    figure = '<figure class="pt-tree-figure" style="overflow-x:auto;margin:0.5em 0">'
+    # A picture wider than the page scrolls sideways: a keyboard reaches it by Tab
+    # (tabindex), and a screen reader names it by its caption, or by this label.
+    named = "" if caption else ' aria-label="A pytree"'
+    figure = (
+        f'<figure class="pt-tree-figure" tabindex="0"{named} '
+        'style="overflow-x:auto;margin:0.5em 0">'
+    )
     figure += svg
     if caption:
         figure += f'<figcaption style="font-size:0.9em">{html.escape(caption)}</figcaption>'

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from figure_geometry import Label, Segment, problems
 
-from booktools.diagrams import sharded_tree_svg, tree_svg
+from booktools.diagrams import draw_tree, sharded_tree_svg, tree_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 ADVANCE, ASCENT, DESCENT = 0.6, 0.95, 0.25
@@ -134,3 +134,18 @@ def test_a_sharded_tree_shows_each_arrays_spec_and_block_under_it():
 def test_no_labels_of_a_sharded_tree_overlap_and_no_edge_crosses_one():
     svg = ElementTree.fromstring(sharded_tree_svg(_sharded_params(), "a caption"))
     assert problems(_labels(svg), _segments(svg)) == []
+
+
+def _figure_tag(markup: str) -> str:
+    return re.match(r"<figure [^>]*>", markup).group(0)
+
+
+def test_a_picture_wider_than_the_page_can_be_reached_and_scrolled_by_keyboard():
+    shown = draw_tree({"a": [1, 2]}, "Two leaves under a list").data
+    assert 'tabindex="0"' in _figure_tag(shown)
+    assert "<figcaption" in shown and "Two leaves under a list" in shown  # its name
+
+
+def test_a_picture_without_a_caption_is_named_all_the_same():
+    tag = _figure_tag(draw_tree({"a": [1, 2]}).data)
+    assert 'tabindex="0"' in tag and 'aria-label="A pytree"' in tag

@@ -185,7 +185,6 @@
     // Sphinx declares DOCUMENTATION_OPTIONS with const: a global, but not on window.
     const page =
       (typeof DOCUMENTATION_OPTIONS !== "undefined" && DOCUMENTATION_OPTIONS.pagename) || "book";
-    const dark = document.documentElement.dataset.theme === "dark";
     return {
       useBinder: false,
       useJupyterLite: false,
@@ -205,7 +204,10 @@
       },
       // A notebook path beside the chapter's source, so the kernel runs in book/.
       kernelOptions: { kernelName: "python3", path: page + ".ipynb" },
-      codeMirrorConfig: { theme: dark ? "darcula" : "default", mode: "python" },
+      // One editor theme whose colours a11y-contrast.css sets for each scheme, so the
+      // editor follows the page's scheme when the reader switches it; the label names
+      // the editor's text box.
+      codeMirrorConfig: { theme: "default", mode: "python", screenReaderLabel: "Code" },
     };
   }
 

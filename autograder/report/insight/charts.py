@@ -149,8 +149,7 @@ def chapter_histograms(chapters: dict[str, list[float]]) -> str:
                 axes.add_patch(
                     Rectangle((10 * column, row - 0.45), 9.6, 0.9, color=shade, linewidth=0)
                 )
-                # dark text on the light end of the scale, light text on the dark end
-                ink = "#000000" if count / top > 0.55 else "#ffffff"
+                ink = text_colour_on(shade)
                 axes.text(10 * column + 4.8, row, str(count), ha="center", va="center", color=ink)
         axes.set_xlim(0, 100)
         axes.set_ylim(len(names) - 0.5, -0.5)
@@ -161,6 +160,15 @@ def chapter_histograms(chapters: dict[str, list[float]]) -> str:
             f"{name}: {_describe_bins(row)}" for name, row in zip(names, counts, strict=True)
         )
         return _svg(figure, "Scores per chapter", f"Learners per score range, by chapter. {words}")
+
+
+def text_colour_on(shade: Sequence[float]) -> str:
+    """Black or white, whichever contrasts more with ``shade`` (RGB in 0 to 1), by WCAG 2's
+    relative luminance: on every shade of the scores grid, at least the 4.5:1 of text."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in shade[:3]]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    # black's contrast, (L + 0.05) / 0.05, against white's, 1.05 / (L + 0.05)
+    return "#000000" if (luminance + 0.05) ** 2 >= 1.05 * 0.05 else "#ffffff"
 
 
 def _figure(
