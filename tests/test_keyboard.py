@@ -180,9 +180,12 @@ class ChapterWalk:
     pictures: list[dict[str, str]] = field(default_factory=list)  # the trees, read aloud
 
 
-# Each of Live Code's buttons: its text, its colours, and the theme's primary colour.
+# Each of Live Code's buttons: its text, its colours, and the theme's primary colour,
+# once the buttons' colour transitions have ended.
 BUTTON_COLOURS = """
-() => {
+async () => {
+  const transitions = document.getAnimations().filter(each => each instanceof CSSTransition);
+  await Promise.all(transitions.map(transition => transition.finished));
   const probe = document.createElement('span');
   probe.style.color = 'var(--pst-color-primary)';
   document.body.append(probe);
