@@ -14,6 +14,7 @@ book's theme, with fallbacks for JupyterLab).
 from __future__ import annotations
 
 import html
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,6 +201,43 @@ def _edge_and_key(parent: _Node, child: _Node) -> list[str]:
     return parts
 
 
+# Numbers the pictures a kernel draws, so each one's title and description have ids of
+# their own on a page (a chapter's pictures are all drawn by one kernel).
+_PICTURE_NUMBERS = itertools.count(1)
+
+
+def _leaf_count(node: _Node) -> int:
+    return sum(1 for n in _nodes(node) if n.kind == "leaf")
+
+
+def _phrase(node: _Node) -> str:
+    """What ``node`` holds, in words, its children's in parentheses after it."""
+    if node.kind == "layout":
+        return f"laid out as {node.label}"
+    if node.kind == "empty":
+        return f"{node.label}, a node with no children"
+    if node.kind == "leaf":
+        words = f"leaf {node.label}"
+        return words + "".join(f", {_phrase(child)}" for child in node.children)
+    kind = "custom node" if node.kind == "custom" else "node"
+    words = f"{kind} {node.label}"
+    if node.aux:
+        words += f" with aux_data {node.aux}"
+    count = len(node.children)
+    if not count:
+        return words + ", with no children"
+    children = "; ".join(f"{child.key}: {_phrase(child)}" for child in node.children)
+    return f"{words}, {count} {'child' if count == 1 else 'children'} ({children})"
+
+
+def _describe(root: _Node) -> str:
+    """The picture in words, for a screen reader: how many leaves the tree has, then each
+    node from the root down, every child after the key it hangs under, as drawn."""
+    leaves = _leaf_count(root)
+    noun = "leaf" if leaves == 1 else "leaves"
+    return f"A pytree of {leaves} {noun}. Its root is {_phrase(root)}."
+
+
 def _svg(root: _Node, caption: str | None) -> str:
     _layout(root, 0, 0)
     nodes = _nodes(root)
@@ -229,13 +267,17 @@ def _svg(root: _Node, caption: str | None) -> str:
                 f'<text x="{ax + 8:.1f}" y="{node.y + 19:.1f}">aux_data: '
                 f"{html.escape(node.aux)}</text></g>"
             )
-    title = html.escape(caption or "A pytree")
+    title = html.escape(caption or f"A pytree whose root is {root.label}")
+    description = html.escape(_describe(root))
+    ids = f"pt-tree-{next(_PICTURE_NUMBERS)}"
     return (
-        f'<svg class="pt-tree" role="img" aria-label="{title}" width="{width + 8:.0f}" '
+        f'<svg class="pt-tree" role="img" aria-labelledby="{ids}-title" '
+        f'aria-describedby="{ids}-desc" width="{width + 8:.0f}" '
         f'height="{height:.0f}" viewBox="-4 0 {width + 8:.0f} {height:.0f}" '
         # Centred under the page's column as the caption is; scrolled when wider.
         'style="display:block;margin:0 auto" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{title}</title>'
+        f'xmlns="http://www.w3.org/2000/svg"><title id="{ids}-title">{title}</title>'
+        f'<desc id="{ids}-desc">{description}</desc>'
         f"<style>{STYLE}</style>{''.join(parts)}</svg>"
     )
 

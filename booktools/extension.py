@@ -9,6 +9,7 @@
 - Each inline script is written once per page. Sphinx 7.4 writes an inline script
   that an extension adds while the sources are read twice, and sphinx-thebe's
   ``const`` declarations then fail in the browser the second time.
+- A hidden output's "Show code cell output" is named by that text, not another.
 - No Binder button while ``repository.url`` is the placeholder (see :mod:`booktools.binder`).
 - Each chapter as a notebook in the site (:mod:`booktools.chapter_notebooks`), and
   links that open it, and each exercise notebook, in Colab and Binder
@@ -41,6 +42,7 @@ class CourseProgress(SphinxDirective):
         docname = self.env.docname
         listed = progress_page.chapters(skip=docname.rsplit("/", 1)[-1])
         self.env.note_dependency(str(REPO_ROOT / "_toc.yml"))
+        self.env.note_dependency(progress_page.__file__)  # the table's markup
         for chapter in listed:
             self.env.note_dependency(str(progress_page.chapter_source(chapter.id)))
             exercise = REPO_ROOT / "exercises" / chapter.id / f"{chapter.id}.ipynb"
@@ -69,6 +71,19 @@ def write_each_inline_script_once(
     scripts[:] = kept
 
 
+# What myst-nb writes for a hidden output's "Show code cell output": a name that is not
+# the text it shows, so a learner who says "click Show code cell output" to a speech
+# program is not understood.
+UNSPOKEN_TOGGLE = '<summary aria-label="Toggle hidden content">'
+
+
+def name_toggles_by_their_text(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    if "body" in context:
+        context["body"] = context["body"].replace(UNSPOKEN_TOGGLE, "<summary>")
+
+
 def write_empty_progress(app: Sphinx, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
         target = Path(app.outdir) / progress_page.PROGRESS_FILE
@@ -84,4 +99,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", write_chapter_notebooks)
     app.connect("doctree-resolved", add_open_links)
     app.connect("html-page-context", write_each_inline_script_once, priority=900)
+    app.connect("html-page-context", name_toggles_by_their_text)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -81,9 +81,12 @@ def table_html(listed: list[Chapter], href: Callable[[str], str]) -> str:
     return (
         '<div class="pt-progress">'
         '<p class="pt-progress-summary" role="status"></p>'
+        # The theme scrolls a table in this box when it is wider than the window, rather
+        # than the page, and lets the keyboard focus it when it does.
+        '<div class="pst-scrollable-table-container" role="region" aria-label="Your progress">'
         '<table class="table pt-progress-table"><thead><tr>'
         "<th>Chapter</th><th>Read</th><th>Questions answered</th><th>Exercise</th>"
-        f"</tr></thead><tbody>{rows}</tbody></table>"
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
         '<p class="pt-progress-note"></p>'
         "<noscript><p>This page needs JavaScript to show your progress.</p></noscript>"
         "</div>"

@@ -570,7 +570,7 @@ MEASURE_PICTURES = """
   const under = (figure.querySelector('figcaption') || figure).getBoundingClientRect();
   const centre = rect => (rect.left + rect.right) / 2;
   const fits = shown.width <= figure.clientWidth;
-  return {name: svg.getAttribute('aria-label'), labels, lines,
+  return {name: svg.querySelector('title').textContent, labels, lines,
           offCentre: fits ? Math.abs(centre(shown) - centre(under)) : 0};
 })
 """

@@ -149,3 +149,54 @@ def test_a_picture_wider_than_the_page_can_be_reached_and_scrolled_by_keyboard()
 def test_a_picture_without_a_caption_is_named_all_the_same():
     tag = _figure_tag(draw_tree({"a": [1, 2]}).data)
     assert 'tabindex="0"' in tag and 'aria-label="A pytree"' in tag
+
+
+# What a screen reader reads -------------------------------------------------------
+
+
+def _named(svg: ElementTree.Element, attribute: str) -> str:
+    """The text of the element the picture's ``attribute`` (aria-labelledby, ...) names."""
+    target = svg.get(attribute)
+    found = [element for element in svg.iter() if element.get("id") == target]
+    assert len(found) == 1, f"{attribute}={target!r} names {len(found)} elements"
+    return "".join(found[0].itertext())
+
+
+def test_a_picture_is_named_by_its_caption():
+    svg = ElementTree.fromstring(tree_svg({"a": 1}, "one dict, one leaf"))
+    assert svg.get("role") == "img"
+    assert _named(svg, "aria-labelledby") == "one dict, one leaf"
+
+
+def test_a_picture_without_a_caption_is_named_by_its_root():
+    svg = ElementTree.fromstring(tree_svg([1, 2]))
+    assert _named(svg, "aria-labelledby") == "A pytree whose root is list"
+
+
+def test_a_pictures_description_says_what_the_tree_holds_key_by_key():
+    svg = ElementTree.fromstring(tree_svg({"b": [2.5, None], "a": 1}, "a caption"))
+    assert _named(svg, "aria-describedby") == (
+        "A pytree of 2 leaves. Its root is node dict, 2 children "
+        "('a': leaf 1; 'b': node list, 2 children (0: leaf 2.5; 1: None, a node with no children))."
+    )
+
+
+def test_a_pictures_description_names_a_custom_nodes_aux_data_and_an_arrays_shape():
+    svg = ElementTree.fromstring(tree_svg(Scaled(np.zeros((2, 3), np.float32), 0.5)))
+    assert _named(svg, "aria-describedby") == (
+        "A pytree of 1 leaf. Its root is custom node Scaled with aux_data 0.5, "
+        "1 child (value: leaf float32[2, 3])."
+    )
+
+
+def test_a_sharded_pictures_description_says_where_each_array_lives():
+    svg = ElementTree.fromstring(sharded_tree_svg(_sharded_params()))
+    described = _named(svg, "aria-describedby")
+    assert "leaf float32[8, 4], laid out as P(data,model): [2,2] each" in described
+    assert "laid out as one device" in described
+
+
+def test_two_pictures_have_ids_of_their_own():
+    first, second = (ElementTree.fromstring(tree_svg([1])) for _ in range(2))
+    assert first.get("aria-labelledby") != second.get("aria-labelledby")
+    assert first.get("aria-describedby") != second.get("aria-describedby")

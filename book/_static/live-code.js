@@ -275,6 +275,25 @@
     window.thebe.session = session || undefined;
   }
 
+  // thebe's editors and buttons for a keyboard and a screen reader: each editor is named
+  // and says how to leave it (Tab indents in it; thebe's Escape leaves it, and Tab then
+  // goes on), and the buttons are the theme's.
+  const KEYS_HELP = "pt-live-code-keys";
+  function fitCellsToTheKeyboard() {
+    document.querySelectorAll(".thebe-cell").forEach(function (cell, index) {
+      const editor = cell.querySelector(".CodeMirror");
+      if (editor && editor.CodeMirror) {
+        const input = editor.CodeMirror.getInputField();
+        input.setAttribute("aria-label", "Code of example " + (index + 1));
+        input.setAttribute("aria-describedby", KEYS_HELP);
+      }
+      cell.querySelectorAll(".thebe-button").forEach(function (button) {
+        button.type = "button";
+        button.classList.add("sd-btn", "sd-btn-outline-primary");
+      });
+    });
+  }
+
   async function startLiveCode() {
     if (refused !== null) {
       say("refused", REFUSED.replace("{server}", escaped(refused)));
@@ -304,8 +323,11 @@
         "ready",
         "<p><strong>Live code is on.</strong> Edit any example and press its run button " +
           "(or Shift+Enter in it). The cells share one Python kernel, so run the first cell " +
-          "first, as the chapter does.</p>",
+          "first, as the chapter does.</p>" +
+          '<p id="' + KEYS_HELP + '">In an example, Tab indents; press Escape, then Tab, ' +
+          "to move on to its buttons.</p>",
       );
+      fitCellsToTheKeyboard();
     } catch (error) {
       say(
         "failed",

@@ -72,6 +72,9 @@
     quiz.querySelector(".pt-quiz-retry").addEventListener("click", function () {
       remember(key, null);
       reset(quiz);
+      // The button pressed is hidden with the answer: the focus goes back to the choices
+      // rather than to the page's top.
+      quiz.querySelector(".pt-quiz-choice").focus();
     });
     const earlier = remembered(key);
     if (earlier !== null) {
