@@ -54,17 +54,15 @@ def _build_chapter(folder: Path, repository_url: str, package_url: str | None = 
 
 @pytest.fixture(scope="module")
 def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build_chapter(tmp_path_factory.mktemp("real"), A_REAL_REPOSITORY)
+    """A book of a real repository, given the package's address too: the links a page
+    gets from the one and the first cell a notebook gets from the other do not touch, so
+    one build shows both."""
+    return _build_chapter(tmp_path_factory.mktemp("real"), A_REAL_REPOSITORY, PACKAGE_URL)
 
 
 @pytest.fixture(scope="module")
 def placeholder_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build_chapter(tmp_path_factory.mktemp("placeholder"), PLACEHOLDER_REPOSITORY)
-
-
-@pytest.fixture(scope="module")
-def packaged_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build_chapter(tmp_path_factory.mktemp("packaged"), PLACEHOLDER_REPOSITORY, PACKAGE_URL)
 
 
 def _page(site: Path) -> str:
@@ -112,9 +110,9 @@ def test_a_built_chapter_publishes_its_notebook_with_the_first_cell_then_the_pag
 
 @pytest.mark.slow
 def test_a_book_given_the_packages_address_opens_each_chapter_notebook_with_the_install_cell(
-    packaged_site,
+    real_site,
 ):
-    published = nbformat.read(packaged_site / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
+    published = nbformat.read(real_site / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
     assert published.cells[0].source == first_cell(PACKAGE_URL, course_pins()).source
 
 
