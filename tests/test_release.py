@@ -118,9 +118,19 @@ def _found(folder: Path, secrets: set[str]) -> list[tuple[str, str]]:
     ]
 
 
-def _released(tmp: Path) -> Path:
-    out = tmp / "learners"
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    """A release as ``write_release`` makes it with no options, made once for the module's
+    tests: each gets its own copy (``_released``), which it may change."""
+    out = tmp_path_factory.mktemp("release") / "learners"
     write_release(out)
+    return out
+
+
+def _released(release: Path, tmp: Path) -> Path:
+    """A copy of ``release`` in ``tmp``, as a learner's repository of its own."""
+    out = tmp / "learners"
+    shutil.copytree(release, out, symlinks=True)
     return out
 
 
@@ -153,16 +163,16 @@ def _check_all(out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def untouched(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def untouched(release, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """A fresh release, and its check of the exercises as released."""
-    out = _released(tmp_path_factory.mktemp("untouched"))
+    out = _released(release, tmp_path_factory.mktemp("untouched"))
     return out, _check_all(out)
 
 
 def test_release_ships_the_exercise_notebooks_as_they_are_but_for_the_books_link(
-    tmp_path, released_course
+    release, tmp_path, released_course
 ):
-    out = _released(tmp_path)
+    out = _released(release, tmp_path)
     shipped = sorted(p.relative_to(out) for p in (out / "exercises").rglob("*") if p.is_file())
     expected = [n.path.relative_to(REPO_ROOT) for n in released_course.notebooks]
     assert shipped == sorted(expected)
@@ -205,8 +215,8 @@ def test_release_with_a_book_url_links_each_chapter_in_the_published_book(
     )
 
 
-def test_release_without_a_book_url_leaves_no_dead_link_to_the_book(tmp_path):
-    out = _released(tmp_path)
+def test_release_without_a_book_url_leaves_no_dead_link_to_the_book(release, tmp_path):
+    out = _released(release, tmp_path)
     texts = _texts(out)
     assert not [path for path, text in texts.items() if "../../book/" in text]
     leaves = texts[out / "exercises" / "leaves" / "leaves.ipynb"]
@@ -273,11 +283,11 @@ def test_released_check_links_the_section_to_reread(tmp_path):
     assert f"Reread [Leaves → None is a node]({address})." in summary
 
 
-def test_release_holds_no_solution_region_and_no_hidden_test(tmp_path):
+def test_release_holds_no_solution_region_and_no_hidden_test(release, tmp_path):
     secrets = _secrets(SOLUTIONS)
     # The search itself must work: it finds them in the course's own notebooks.
     assert len(secrets) > 100 and _found(SOLUTIONS, secrets)
-    out = _released(tmp_path)
+    out = _released(release, tmp_path)
     assert not (out / "solutions").exists()
     assert _found(out, secrets) == []
 
@@ -467,8 +477,8 @@ def test_released_cli_offers_only_check_hint_and_status(untouched):
     assert "invalid choice: 'grade' (choose from 'check', 'hint', 'status')" in done.stderr
 
 
-def test_released_check_passes_with_the_solution_notebooks_copied_in(tmp_path, course):
-    out = _released(tmp_path)
+def test_released_check_passes_with_the_solution_notebooks_copied_in(release, tmp_path, course):
+    out = _released(release, tmp_path)
     for notebook in course.notebooks:
         shutil.copy(notebook.path, out / "exercises" / notebook.id / notebook.filename)
     done = _check_all(out)
@@ -477,8 +487,8 @@ def test_released_check_passes_with_the_solution_notebooks_copied_in(tmp_path, c
     assert "not yet solved" not in done.stdout
 
 
-def test_released_check_ignores_an_edited_test_cell(tmp_path):
-    out = _released(tmp_path)
+def test_released_check_ignores_an_edited_test_cell(release, tmp_path):
+    out = _released(release, tmp_path)
     notebook = out / "exercises" / "leaves" / "leaves.ipynb"
     write_variant(notebook, notebook, {"test_count_leaves": "pass"})
     done = _run_released(out, "-m", "autograder", "check", "exercises/leaves/leaves.ipynb")
@@ -487,9 +497,9 @@ def test_released_check_ignores_an_edited_test_cell(tmp_path):
     assert "the locked cell test_count_leaves was changed" in " ".join(done.stdout.split())
 
 
-def test_grading_a_class_of_learners_repositories_takes_their_exercises(tmp_path, course):
+def test_grading_a_class_of_learners_repositories_takes_their_exercises(release, tmp_path, course):
     for student in ("alice", "bob"):
-        write_release(tmp_path / "class" / student)
+        shutil.copytree(release, tmp_path / "class" / student, symlinks=True)
     submissions = find_submissions(tmp_path / "class", course)
     assert [s.student for s in submissions] == ["alice", "bob"]
     for submission in submissions:
@@ -501,8 +511,8 @@ def test_grading_a_class_of_learners_repositories_takes_their_exercises(tmp_path
         assert submission.notes == []
 
 
-def test_grading_one_learners_repository_takes_its_exercises(tmp_path, course):
-    out = _released(tmp_path)
+def test_grading_one_learners_repository_takes_its_exercises(release, tmp_path, course):
+    out = _released(release, tmp_path)
     [submission] = find_submissions(out, course)
     assert submission.notebooks == {
         n.id: out / "exercises" / n.id / n.filename for n in course.notebooks
@@ -529,8 +539,8 @@ def test_release_without_solutions_ships_no_seal_and_solution_says_the_release_h
     assert "this course's release holds no reference solutions" in said.stdout
 
 
-def test_release_ships_the_seals_unless_told_not_to(tmp_path, released_course):
-    out = _released(tmp_path)
+def test_release_ships_the_seals_unless_told_not_to(release, tmp_path, released_course):
+    out = _released(release, tmp_path)
     notebook = released_course.notebook("leaves")
     shipped = load_notebook(out / notebook.path.relative_to(REPO_ROOT))
     assert [f.sealed for f in shipped.functions] == [f.sealed for f in notebook.functions]
@@ -546,10 +556,10 @@ def _setup_commands(readme: str) -> str:
 
 @pytest.mark.slow
 def test_a_release_installed_as_its_readme_says_gives_the_reference_solutions_full_marks(
-    tmp_path, course
+    release, tmp_path, course
 ):
     """Measured on 2 cores shared with other jobs (load average 13 to 20): 551 s."""
-    out = _released(tmp_path)
+    out = _released(release, tmp_path)
     for notebook in course.notebooks:
         shutil.copy(notebook.path, out / "exercises" / notebook.id / notebook.filename)
     venv = str(REPO_ROOT / ".venv")
