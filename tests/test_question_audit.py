@@ -36,22 +36,27 @@ def _recalled(tmp_path: Path, *cells: str) -> list[str]:
     return [str(found) for found in recall_questions([("page", page)])]
 
 
+SHOWN = 'jax.tree.leaves({"b": 1, "a": 2})'
+ASKED = 'jax.tree.leaves({"z": 1, "y": 2})'
+
+
+def _leaves_question(code: str = ASKED) -> str:
+    return _question(code, ["[1, 2]", "[2, 1]"], "[2, 1]")
+
+
+def _rerun_of(line: str) -> str:
+    return f"page-1: every call of its code (jax.tree.leaves(dict)) ran, shown by page: {line}"
+
+
 def test_a_question_that_reruns_a_shown_call_on_the_same_kind_of_input_is_recall(tmp_path):
-    found = _recalled(
-        tmp_path,
-        _cell('jax.tree.leaves({"b": 1, "a": 2})', "[2, 1]"),
-        _question('jax.tree.leaves({"z": 1, "y": 2})', ["[1, 2]", "[2, 1]"], "[2, 1]"),
-    )
-    assert found == [
-        "page-1: every call of its code (jax.tree.leaves(dict)) ran, "
-        'shown by page: jax.tree.leaves({"b": 1, "a": 2})'
-    ]
+    found = _recalled(tmp_path, _cell(SHOWN, "[2, 1]"), _leaves_question())
+    assert found == [_rerun_of(SHOWN)]
 
 
 def test_a_question_on_another_kind_of_input_is_not_recall(tmp_path):
     found = _recalled(
         tmp_path,
-        _cell('jax.tree.leaves({"b": 1, "a": 2})', "[2, 1]"),
+        _cell(SHOWN, "[2, 1]"),
         _question("jax.tree.leaves(Row((1, 2)))", ["[(1, 2)]", "[1, 2]"], "[(1, 2)]"),
     )
     assert found == []
@@ -69,21 +74,10 @@ def test_a_question_whose_answer_is_a_line_of_an_earlier_output_is_recall(tmp_pa
 
 
 def test_an_output_hidden_until_opened_shows_no_answer(tmp_path):
-    found = _recalled(
-        tmp_path,
-        _cell('jax.tree.leaves({"b": 1, "a": 2})', "[2, 1]", "tag_hide-output"),
-        _question('jax.tree.leaves({"z": 1, "y": 2})', ["[1, 2]", "[2, 1]"], "[2, 1]"),
-    )
+    found = _recalled(tmp_path, _cell(SHOWN, "[2, 1]", "tag_hide-output"), _leaves_question())
     assert found == []
 
 
 def test_a_question_that_repeats_an_earlier_question_is_recall(tmp_path):
-    found = _recalled(
-        tmp_path,
-        _question('jax.tree.leaves({"z": 1, "y": 2})', ["[1, 2]", "[2, 1]"], "[2, 1]"),
-        _question('jax.tree.leaves({"b": 1, "a": 2})', ["[1, 2]", "[2, 1]"], "[2, 1]"),
-    )
-    assert found == [
-        "page-1: every call of its code (jax.tree.leaves(dict)) ran, "
-        'shown by page: jax.tree.leaves({"z": 1, "y": 2})'
-    ]
+    found = _recalled(tmp_path, _leaves_question(), _leaves_question(SHOWN))
+    assert found == [_rerun_of(ASKED)]
