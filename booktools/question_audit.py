@@ -259,8 +259,9 @@ def _kind(node: ast.expr, names: dict[str, str]) -> str:
     if isinstance(node, ast.UnaryOp):
         return _kind(node.operand, names)
     if isinstance(node, ast.Call):
-        if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both jnp()
-            return _dotted(node.func, names).rpartition(".")[0] + "()"
+        if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both jax.numpy()
+            module, _, function = _dotted(node.func, names).rpartition(".")
+            return f"{module or function}()"
         return f"{_dotted(node.func, names)}()"
     if isinstance(node, ast.Name):
         kind = names.get(node.id, "number")  # unbound: a variable
