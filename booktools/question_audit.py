@@ -162,6 +162,8 @@ def call_shapes(code: str, names: dict[str, str]) -> set[str]:
 def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
     if isinstance(node, ast.Call) and not _makes_a_value(node):
         function = _dotted(node.func, names)
+        if _on_leaves(function, node, names):
+            return set()
         if function == "fn" or re.split(r"[.(]", function)[0] in _imported(names):
             return {_call(node, names)}
     elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -173,9 +175,18 @@ def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
         }
     elif isinstance(node, ast.Compare):
         kinds = [_operand(n, names) for n in (node.left, *node.comparators)]
-        if all(kind.endswith(")") for kind in kinds):
+        if all(kind.endswith((")", " value")) for kind in kinds):
             return {" ? ".join(kinds)}
     return set()
+
+
+def _on_leaves(function: str, node: ast.Call, names: dict[str, str]) -> bool:
+    """An array function on leaves (``jnp.sum(leaf)``, ``jnp.asarray(np.float32(0.3))``)
+    computes a leaf, as arithmetic does: it asks nothing about trees."""
+    kinds = [_kind(a, names) for a in (*node.args, *(k.value for k in node.keywords))]
+    return function.startswith(("jax.numpy.", "numpy.")) and all(
+        kind in ("number", "expr", "str", "None", "fn") or kind.endswith(" value") for kind in kinds
+    )
 
 
 def _call(node: ast.Call, names: dict[str, str]) -> str:
@@ -204,6 +215,62 @@ def _shallow(kind: str) -> str:
         if depth == 0:
             return kind[:index] + "()"
     return kind
+
+
+def _split(shape: str) -> tuple[str, list[str]]:
+    """``jax.tree.map(fn, jax.vmap()())`` is ``("jax.tree.map", ["fn", "jax.vmap()()"])``."""
+    callee, arguments = _shallow(shape)[:-2], shape[len(_shallow(shape)) - 1 : -1]
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(arguments):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(arguments[start:index].strip())
+            start = index + 1
+    parts.append(arguments[start:].strip())
+    return callee, [part for part in parts if part]
+
+
+def _covers(seen: str, asked: str) -> bool:
+    """A shown shape covers an asked one of the same function and argument kinds; an
+    asked argument that is another call's result (``jax.tree.structure(jax.tree.map())``)
+    only reads that result: the inner call is asked by itself, any argument covers it."""
+    if seen == asked:
+        return True
+    if not asked.endswith(")") or not seen.endswith(")") or " ? " in asked + seen:
+        return False
+    (callee, arguments), (shown, given) = _split(asked), _split(seen)
+    return (
+        callee == shown
+        and len(arguments) == len(given)
+        and all(_argument_covers(g, a) for a, g in zip(arguments, given, strict=True))
+    )
+
+
+def _argument_covers(seen: str, asked: str) -> bool:
+    """An argument of the asked kind, a result of another call, or a container holding
+    no kind of child that the shown one did not hold (a ``dict`` is covered by a
+    ``dict[None, list]``)."""
+    if _keyword(seen) != _keyword(asked):
+        return False
+    if asked == seen or _is_result(asked):
+        return True
+    (container, inner), (shown, held) = _container(asked), _container(seen)
+    return container == shown and inner <= held
+
+
+def _container(kind: str) -> tuple[str, set[str]]:
+    """``dict[None, tuple]`` is ``("dict", {"None", "tuple"})``."""
+    name, _, inner = kind.removesuffix("]").partition("[")
+    return name, set(filter(None, inner.split(", ")))
+
+
+def _keyword(argument: str) -> str:
+    named = re.match(r"(\w+)=", argument)
+    return named.group(1) if named else ""
+
+
+def _is_result(argument: str) -> bool:
+    return argument.endswith(")") and argument.removeprefix(_keyword(argument) + "=") != "class()"
 
 
 def _parameters(statement: ast.stmt) -> set[str]:
@@ -245,6 +312,8 @@ def _dotted(node: ast.expr, names: dict[str, str]) -> str:
         if owner == "jax.tree_util" and node.attr.startswith("tree_"):
             return f"jax.tree.{node.attr[5:]}"  # jax.tree_util.tree_leaves is jax.tree.leaves
         return f"{owner}.{node.attr}"
+    if isinstance(node, ast.Call) and not _makes_a_value(node):
+        return _call(node, names)  # jax.tree.structure(dict).flatten_up_to, as through a name
     return _kind(node, names)
 
 
@@ -259,22 +328,55 @@ def _kind(node: ast.expr, names: dict[str, str]) -> str:
     if isinstance(node, ast.UnaryOp):
         return _kind(node.operand, names)
     if isinstance(node, ast.Call):
-        if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both jax.numpy()
-            module, _, function = _dotted(node.func, names).rpartition(".")
-            return f"{module or function}()"
-        return f"{_dotted(node.func, names)}()"
+        function = _dotted(node.func, names)
+        if function == "class":
+            return "class()"
+        if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both a jax.numpy value
+            module, _, name = function.rpartition(".")
+            return f"{module or name} value"
+        return f"{function}()"
     if isinstance(node, ast.Name):
         kind = names.get(node.id, "number")  # unbound: a variable
         return "fn" if kind.startswith("import ") else _shallow(kind)
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node, names)
         return "fn" if re.split(r"[.(]", dotted)[0] in _imported(names) else dotted
+    if isinstance(node, ast.Dict):
+        return _holding("dict", node.values, names)
+    if isinstance(node, ast.Lambda):
+        return _returning(node.body, names)
     displays = {
         ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.ListComp: "list",
         ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set", ast.GeneratorExp: "gen",
         ast.Lambda: "fn",
     }  # fmt: skip
     return displays.get(type(node), "expr")
+
+
+_CONTAINERS = ("dict", "list", "tuple", "None")
+
+
+def _holding(container: str, items: Sequence[ast.expr], names: dict[str, str]) -> str:
+    """A dict whose values include ``None`` or containers names them: ``dict[None, tuple]``;
+    a dict of leaves is a ``dict``."""
+    kinds = {_value_kind(item, names) for item in items}
+    inner = sorted(kind for kind in kinds if kind in ("None", "tuple"))
+    return f"{container}[{', '.join(inner)}]" if inner else container
+
+
+def _value_kind(item: ast.expr, names: dict[str, str]) -> str:
+    """An empty container, like ``None``, is a node without leaves."""
+    if isinstance(item, (ast.Tuple, ast.List, ast.Dict)) and not (
+        item.keys if isinstance(item, ast.Dict) else item.elts
+    ):
+        return "None"
+    return _kind(item, names).split("[")[0]
+
+
+def _returning(body: ast.expr, names: dict[str, str]) -> str:
+    """A function that returns a container or an item of one says so: ``fn->tuple``,
+    ``fn->item``; one that computes a value is an ``fn``."""
+    return "fn->item" if isinstance(body, ast.Subscript) else "fn"
 
 
 def _bind(statement: ast.stmt, names: dict[str, str]) -> None:
@@ -365,8 +467,9 @@ def _recall(
     asked = call_shapes(own.code, names)
     showing: dict[str, Cell] = {}
     for cell, shapes in shown:
-        for shape in asked & shapes:
-            showing[shape] = cell  # the latest: the one the reader saw last
+        for shape in asked:
+            if any(_covers(seen, shape) for seen in shapes):
+                showing[shape] = cell  # the latest: the one the reader saw last
     if asked and set(showing) == asked:
         cells = tuple(dict.fromkeys(showing[shape] for shape in sorted(asked)))
         return Recall(question, f"every call of its code ({', '.join(sorted(asked))}) ran", cells)
