@@ -1,20 +1,35 @@
 """Find the book's questions that a reader answers by scrolling up instead of predicting.
 
 A question (``booktools.quiz``) asks about its own code: the ``hide-output`` cell right
-before it. It is *recall* when the page, or an earlier chapter, already shows the
-answer in a visible cell:
+before it (:func:`questions_without_code` lists the questions without one). It is
+*recall* when the page, or an earlier chapter, already shows the answer in a visible
+cell:
 
 - its right choice is a whole line of an earlier visible output (a choice of at
   least ``MIN_SHOWN_ANSWER`` characters: "2" stands somewhere by coincidence);
-- or every call its code makes was shown before: each call's *shape* (see
-  :func:`call_shapes`: the function called and the kind of each argument) is the
-  shape of a call in an earlier cell that showed its output. The reader then gets
-  the answer by substituting values into what they saw.
+- or every call its code makes was shown before: the same API on the same kind of
+  input, so the reader gets the answer by substituting values. Each call has a
+  *shape* (see :func:`call_shapes`: the function called and the kind of each
+  argument), and an earlier cell that showed its output shows each shape it has.
+  The calls may be shown by different cells: a question whose parts were each
+  shown is recall too.
+
+What counts as the same kind of input follows the chapters' rules:
+
+- an argument that is another call's result (``jax.tree.structure(jax.tree.map(...))``)
+  only reads that result: the inner call is asked by itself, any argument shows it;
+- an ``OrderedDict`` or ``defaultdict`` is a ``dict``;
+- a dict that holds ``None``, an empty container or a tuple is its own kind
+  (``dict[None, tuple]``): None and empty containers are nodes without leaves, and a
+  file gives tuples back as lists; a shown dict that held them shows a dict of leaves;
+- a function that returns an item of a container (``lambda m, x: (m(x), m)[1]``) is
+  not one that computes a value (``fn->item`` against ``fn``);
+- an array function on leaves (``jnp.sum(leaf)``) computes a leaf, as arithmetic
+  does: it asks nothing.
 
 An earlier question's own cell counts as shown once the question is past: answering
-it reveals its output. A question whose cell before it is not ``hide-output`` has no
-code of its own, only its answer is looked for. The audit reads the built HTML pages,
-which are what the reader sees.
+it reveals its output. The audit reads the built HTML pages, which are what the
+reader sees.
 """
 
 from __future__ import annotations
@@ -162,7 +177,7 @@ def call_shapes(code: str, names: dict[str, str]) -> set[str]:
 def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
     if isinstance(node, ast.Call) and not _makes_a_value(node):
         function = _dotted(node.func, names)
-        if _on_leaves(function, node, names):
+        if _on_leaves(function, node, names) or function in _MAPPINGS:
             return set()
         if function == "fn" or re.split(r"[.(]", function)[0] in _imported(names):
             return {_call(node, names)}
@@ -183,10 +198,21 @@ def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
 def _on_leaves(function: str, node: ast.Call, names: dict[str, str]) -> bool:
     """An array function on leaves (``jnp.sum(leaf)``, ``jnp.asarray(np.float32(0.3))``)
     computes a leaf, as arithmetic does: it asks nothing about trees."""
-    kinds = [_kind(a, names) for a in (*node.args, *(k.value for k in node.keywords))]
+    arguments = (*node.args, *(k.value for k in node.keywords))
     return function.startswith(("jax.numpy.", "numpy.")) and all(
-        kind in ("number", "expr", "str", "None", "fn") or kind.endswith(" value") for kind in kinds
+        _is_literal(a)
+        or _kind(a, names) in ("number", "expr", "str", "None", "fn")
+        or _kind(a, names).endswith(" value")
+        for a in arguments
     )
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except ValueError:
+        return False
+    return True
 
 
 def _call(node: ast.Call, names: dict[str, str]) -> str:
@@ -200,7 +226,8 @@ def _operand(node: ast.expr, names: dict[str, str]) -> str:
     ``jax.tree.structure(dict)``."""
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
-    if isinstance(node, ast.Call) and not _makes_a_value(node):
+    calls = isinstance(node, ast.Call) and not _makes_a_value(node)
+    if calls and _dotted(node.func, names) not in _MAPPINGS:
         return _call(node, names)
     return _kind(node, names)
 
@@ -331,6 +358,8 @@ def _kind(node: ast.expr, names: dict[str, str]) -> str:
         function = _dotted(node.func, names)
         if function == "class":
             return "class()"
+        if function in _MAPPINGS:
+            return _holding("dict", [*node.args, *(k.value for k in node.keywords)], names)
         if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both a jax.numpy value
             module, _, name = function.rpartition(".")
             return f"{module or name} value"
@@ -354,6 +383,8 @@ def _kind(node: ast.expr, names: dict[str, str]) -> str:
 
 
 _CONTAINERS = ("dict", "list", "tuple", "None")
+# The chapters' rules treat every mapping as a dict, apart from its order.
+_MAPPINGS = ("dict", "collections.OrderedDict", "collections.defaultdict")
 
 
 def _holding(container: str, items: Sequence[ast.expr], names: dict[str, str]) -> str:
@@ -474,3 +505,15 @@ def _recall(
         cells = tuple(dict.fromkeys(showing[shape] for shape in sorted(asked)))
         return Recall(question, f"every call of its code ({', '.join(sorted(asked))}) ran", cells)
     return None
+
+
+def questions_without_code(pages: Sequence[tuple[str, Path]]) -> Iterator[Question]:
+    """The questions of ``pages`` whose cell right before is not a ``hide-output`` code
+    cell: they have no code of their own for the reader to run in their head, and none
+    for the audit to compare with what the page showed."""
+    for chapter, path in pages:
+        cells = read_page(path, chapter)
+        for index, (_, questions) in enumerate(cells):
+            own = cells[index - 1][0] if index else None
+            if own is None or "hide-output" not in own.tags or not own.code.strip():
+                yield from questions

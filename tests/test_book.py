@@ -12,7 +12,7 @@ import yaml
 
 from autograder.load.course import REPO_ROOT
 from booktools.binder import PLACEHOLDER_REPOSITORY
-from booktools.question_audit import read_page, recall_questions
+from booktools.question_audit import questions_without_code, read_page, recall_questions
 from conftest import build_book
 
 pytestmark = pytest.mark.slow
@@ -108,6 +108,14 @@ def test_no_question_asks_what_an_earlier_cell_already_shows(built, course):
     assert recalled == [], "ask about code whose output no earlier cell shows:\n" + "\n".join(
         recalled
     )
+
+
+def test_every_question_has_its_own_code_cell_with_the_output_hidden(built, course):
+    # the reader predicts the output of that cell; without it the audit above has
+    # nothing to compare with what the page already showed
+    pages = [(n.id, built / "book" / f"{n.id}.html") for n in course.notebooks]
+    without = [question.key for question in questions_without_code(pages)]
+    assert without == [], "put a hide-output code cell right before: " + ", ".join(without)
 
 
 def _questions(built: Path, course) -> list:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from booktools.question_audit import recall_questions
+from booktools.question_audit import questions_without_code, recall_questions
 from booktools.quiz import quiz_html
 
 
@@ -81,3 +81,59 @@ def test_an_output_hidden_until_opened_shows_no_answer(tmp_path):
 def test_a_question_that_repeats_an_earlier_question_is_recall(tmp_path):
     found = _recalled(tmp_path, _leaves_question(), _leaves_question(SHOWN))
     assert found == [_rerun_of(ASKED)]
+
+
+def _asked_after_shown(tmp_path: Path, asked: str) -> list[str]:
+    return _recalled(tmp_path, _cell(SHOWN, "[2, 1]"), _leaves_question(asked))
+
+
+def test_an_ordered_dict_is_a_dict_to_the_audit(tmp_path):
+    asked = f"from collections import OrderedDict\n{ASKED.replace('{', 'OrderedDict(', 1)}"
+    asked = asked.replace('"z": 1, "y": 2})', "z=1, y=2))")
+    assert _asked_after_shown(tmp_path, asked) == [_rerun_of(SHOWN)]
+
+
+def test_an_array_function_on_leaves_asks_nothing_of_its_own(tmp_path):
+    asked = 'import jax.numpy as jnp\njax.tree.leaves({"z": jnp.sum(jnp.ones(2)), "y": 2})'
+    assert _asked_after_shown(tmp_path, asked) == [_rerun_of(SHOWN)]
+
+
+def test_a_result_read_through_a_shown_function_is_recall(tmp_path):
+    mapped = "jax.tree.map(lambda x: (x, -x), [1, 2])"
+    found = _recalled(
+        tmp_path,
+        _cell(mapped, "[(1, -1), (2, -2)]"),
+        _cell(SHOWN, "[2, 1]"),
+        _leaves_question("jax.tree.leaves(jax.tree.map(lambda x: (x, x), [3, 4]))"),
+    )
+    assert found == [
+        "page-1: every call of its code (jax.tree.leaves(jax.tree.map()), "
+        f"jax.tree.map(fn, list)) ran, shown by page: {SHOWN}; page: {mapped}"
+    ]
+
+
+def test_a_dict_holding_none_or_a_tuple_is_another_kind_than_a_dict_of_leaves(tmp_path):
+    for asked in ('jax.tree.leaves({"z": None, "y": 2})', 'jax.tree.leaves({"z": (1, 2)})'):
+        assert _asked_after_shown(tmp_path, asked) == [], asked
+
+
+def test_a_function_that_returns_an_item_is_another_kind_than_one_that_computes(tmp_path):
+    found = _recalled(
+        tmp_path,
+        _cell("jax.jit(lambda m, x: m * x)(2.0, 3.0)", "6.0"),
+        _question("jax.jit(lambda m, x: (m * x, m)[1])(2.0, 3.0)", ["6.0", "2.0"], "2.0"),
+    )
+    assert found == []
+
+
+def test_a_question_without_a_hidden_code_cell_of_its_own_is_listed(tmp_path):
+    asked = quiz_html("page-2", "What?", ["1", "2"], "2", "Because.")
+    page = tmp_path / "page.html"
+    page.write_text(
+        _leaves_question()
+        + _cell(SHOWN, "[2, 1]")
+        + f'<div class="cell tag_remove-input docutils container">'
+        f'<div class="cell_output docutils container">{asked}</div></div>',
+        encoding="utf-8",
+    )
+    assert [q.key for q in questions_without_code([("page", page)])] == ["page-2"]
