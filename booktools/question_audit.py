@@ -382,14 +382,13 @@ def _kind(node: ast.expr, names: dict[str, str]) -> str:
     return displays.get(type(node), "expr")
 
 
-_CONTAINERS = ("dict", "list", "tuple", "None")
 # The chapters' rules treat every mapping as a dict, apart from its order.
 _MAPPINGS = ("dict", "collections.OrderedDict", "collections.defaultdict")
 
 
 def _holding(container: str, items: Sequence[ast.expr], names: dict[str, str]) -> str:
-    """A dict whose values include ``None`` or containers names them: ``dict[None, tuple]``;
-    a dict of leaves is a ``dict``."""
+    """A dict whose values include ``None`` (or an empty container) or a tuple names
+    them: ``dict[None, tuple]``; a dict of leaves, lists or dicts is a ``dict``."""
     kinds = {_value_kind(item, names) for item in items}
     inner = sorted(kind for kind in kinds if kind in ("None", "tuple"))
     return f"{container}[{', '.join(inner)}]" if inner else container
@@ -405,8 +404,8 @@ def _value_kind(item: ast.expr, names: dict[str, str]) -> str:
 
 
 def _returning(body: ast.expr, names: dict[str, str]) -> str:
-    """A function that returns a container or an item of one says so: ``fn->tuple``,
-    ``fn->item``; one that computes a value is an ``fn``."""
+    """A lambda that returns an item of a container (``(m(x), m)[1]``) is an ``fn->item``;
+    one that computes a value is an ``fn``."""
     return "fn->item" if isinstance(body, ast.Subscript) else "fn"
 
 
