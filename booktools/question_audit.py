@@ -1,20 +1,29 @@
 """Find the book's questions that a reader answers by scrolling up instead of predicting.
 
 A question (``booktools.quiz``) asks about its own code: the ``hide-output`` cell right
-before it (:func:`questions_without_code` lists the questions without one). It is
-*recall* when the page, or an earlier chapter, already shows the answer in a visible
-cell:
+before it (:func:`questions_without_code` lists the questions without one). What the
+reader has seen before a question is every visible output of its page and of the
+earlier chapters, and the code of every question already past (answering one reveals
+what its code gives). Two rules compare a question with that.
 
-- its right choice is a whole line of an earlier visible output (a choice of at
-  least ``MIN_SHOWN_ANSWER`` characters: "2" stands somewhere by coincidence);
-- or every call its code makes was shown before: the same API on the same kind of
-  input, so the reader gets the answer by substituting values. Each call has a
-  *shape* (see :func:`call_shapes`: the function called and the kind of each
-  argument), and an earlier cell that showed its output shows each shape it has.
-  The calls may be shown by different cells: a question whose parts were each
-  shown is recall too.
+The book's test fails a question the page has already answered
+(:func:`recall_questions`):
 
-What counts as the same kind of input follows the chapters' rules:
+- its right choice, of at least ``MIN_SHOWN_ANSWER`` characters, is a whole line of an
+  earlier visible output (shorter ones, "2" or "(8, 3)", stand somewhere by
+  coincidence);
+- or every call its code makes is a call shown before, word for word: the same
+  function with the same arguments, literal values included, compared as
+  :func:`ast.unparse` writes them (spacing, line breaks, comments and quote style do
+  not count) and with each name the page assigned written as its value (see
+  :func:`calls`). The calls may come from different cells.
+
+The author's list of suspects (:func:`suspect_questions`, printed by
+``python -m booktools.question_audit SITE_DIR``) is broader: every call of the
+question's code ran before on the same kind of input, so the reader *may* get the
+answer by substituting values. Each call has a *shape* (see :func:`call_shapes`: the
+function called and the kind of each argument), and what counts as the same kind of
+input follows the chapters' rules:
 
 - an argument that is another call's result (``jax.tree.structure(jax.tree.map(...))``)
   only reads that result: the inner call is asked by itself, any argument shows it;
@@ -27,19 +36,23 @@ What counts as the same kind of input follows the chapters' rules:
 - an array function on leaves (``jnp.sum(leaf)``) computes a leaf, as arithmetic
   does: it asks nothing.
 
-An earlier question's own cell counts as shown once the question is past: answering
-it reveals its output. The audit reads the built HTML pages, which are what the
-reader sees.
+A shape does not see the kinds nested deeper in a container, nor which class or
+function of the page a call reaches, so a suspect may ask for a real prediction: it
+is for the author to read, and fails nothing. The audit reads the built HTML pages,
+which are what the reader sees.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+
+from autograder.load.course import load_course
 
 
 @dataclass(frozen=True)
@@ -461,49 +474,168 @@ def _first_line(code: str) -> str:
 
 def recall_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
     """The questions of the built ``pages`` (``(chapter, path)`` in the book's order)
-    that an earlier visible cell of the same page or an earlier one answers."""
-    shown: list[tuple[Cell, set[str]]] = []
+    that the page, or an earlier chapter, answers before they are asked: the right
+    choice stands in an earlier output (:func:`_answer_shown`), or the question's code
+    repeats calls shown before (:func:`_code_repeated`). The book's test fails them."""
+    for question, own, shown in _asked(pages):
+        found = _answer_shown(question, shown) or _code_repeated(question, own, shown)
+        if found:
+            yield found
+
+
+def suspect_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
+    """The questions of ``pages`` whose every call an earlier cell showed on the same
+    kind of input (:func:`call_shapes`): the reader may get the answer by substituting
+    values. A list for the author to read, not a verdict: a shape does not see the
+    kinds nested deeper in a container, nor which class or function of the page is
+    called, so some suspects ask for a real prediction."""
+    for question, own, shown in _asked(pages):
+        found = _same_shapes(question, own, shown)
+        if found:
+            yield found
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A cell whose output the reader has seen, with the shapes and calls of its code."""
+
+    cell: Cell
+    shapes: set[str]
+    calls: set[str]
+
+
+@dataclass(frozen=True)
+class _Own:
+    """A question's own code cell, with the names the page bound before it."""
+
+    cell: Cell
+    names: dict[str, str]
+    values: dict[str, str]
+
+
+def _asked(
+    pages: Sequence[tuple[str, Path]],
+) -> Iterator[tuple[Question, _Own | None, list[_Shown]]]:
+    """Each question of ``pages``, its own code cell (the one right before it, if
+    hidden), and the cells shown before it: the visible outputs of the same page and
+    the earlier ones, and the code of the questions already past (answering one
+    reveals what its code gives)."""
+    shown: list[_Shown] = []
     for chapter, path in pages:
         names: dict[str, str] = {}
+        values: dict[str, str] = {}
         cells = read_page(path, chapter)
         for index, (cell, questions) in enumerate(cells):
-            own = cells[index - 1][0] if index else None
+            before = cells[index - 1][0] if index else None
+            own = None
+            if before is not None and "hide-output" in before.tags:
+                own = _Own(before, dict(names), dict(values))
             for question in questions:
-                found = _recall(question, own, dict(names), shown)
-                if found:
-                    yield found
-                if own is not None and "hide-output" in own.tags:
-                    # once answered, a question shows what its code gives
-                    shown.append((own, call_shapes(own.code, dict(names))))
-            shapes = call_shapes(cell.code, names)
+                yield question, own, list(shown)
+                if own is not None:
+                    shown.append(_shown(own.cell, dict(own.names), dict(own.values)))
+            # every cell binds its names for the cells after it
+            seen = _shown(cell, names, values)
             if cell.output.strip() and "hide-output" not in cell.tags and not questions:
-                shown.append((cell, shapes))
+                shown.append(seen)
 
 
-def _recall(
-    question: Question, own: Cell | None, names: dict[str, str], shown: list[tuple[Cell, set[str]]]
-) -> Recall | None:
+def _shown(cell: Cell, names: dict[str, str], values: dict[str, str]) -> _Shown:
+    return _Shown(cell, call_shapes(cell.code, names), calls(cell.code, values))
+
+
+def calls(code: str, values: dict[str, str]) -> set[str]:
+    """Every call ``code`` makes, nested ones included, as source text normalised by
+    :func:`ast.unparse` (spacing, line breaks, comments and quotes do not count), with
+    each name the page assigned at top level written as the value it was given: the
+    same function with the same arguments, literal values included.
+    ``spec = (None, {"x": 0})`` then ``jax.tree.leaves(spec)`` is the call
+    ``jax.tree.leaves((None, {'x': 0}))``.
+
+    ``values`` maps the names assigned so far to their values' source; the
+    top-level ``name = value`` assignments of ``code`` are added to it."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    found = set()
+    for statement in tree.body:
+        written = _Substitute(values, _parameters(statement)).visit(statement)
+        found |= {ast.unparse(n) for n in ast.walk(written) if isinstance(n, ast.Call)}
+        simple = isinstance(statement, ast.Assign) and all(
+            isinstance(target, ast.Name) for target in statement.targets
+        )
+        if simple:
+            for target in statement.targets:
+                values[target.id] = ast.unparse(written.value)
+        else:  # a loop, an unpacking, a definition, an import: no value of its own
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    values.pop(node.id, None)
+            for name in _defined(statement):
+                values.pop(name, None)
+    return found
+
+
+def _defined(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names}
+    return set()
+
+
+class _Substitute(ast.NodeTransformer):
+    """Writes each name read as the value it was assigned, but not a lambda's or a
+    function's parameter of the same name."""
+
+    def __init__(self, values: dict[str, str], parameters: set[str]) -> None:
+        self.values = {k: v for k, v in values.items() if k not in parameters}
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return ast.parse(self.values[node.id], mode="eval").body
+        return node
+
+
+def _answer_shown(question: Question, shown: list[_Shown]) -> Recall | None:
+    """Its right choice, of at least ``MIN_SHOWN_ANSWER`` characters, is a whole line of
+    an earlier visible output."""
     right = question.right.strip()
-    if len(right) >= MIN_SHOWN_ANSWER:
-        lines = [
-            cell
-            for cell, _ in shown
-            if right in (line.strip() for line in cell.output.splitlines())
-        ]
-        if lines:
-            return Recall(question, f"its answer {right!r} stands in an output", (lines[0],))
-    if own is None or "hide-output" not in own.tags:
+    if len(right) < MIN_SHOWN_ANSWER:
         return None
-    asked = call_shapes(own.code, names)
-    showing: dict[str, Cell] = {}
-    for cell, shapes in shown:
-        for shape in asked:
-            if any(_covers(seen, shape) for seen in shapes):
-                showing[shape] = cell  # the latest: the one the reader saw last
-    if asked and set(showing) == asked:
-        cells = tuple(dict.fromkeys(showing[shape] for shape in sorted(asked)))
-        return Recall(question, f"every call of its code ({', '.join(sorted(asked))}) ran", cells)
+    for entry in shown:
+        if right in (line.strip() for line in entry.cell.output.splitlines()):
+            return Recall(question, f"its answer {right!r} stands in an output", (entry.cell,))
     return None
+
+
+def _code_repeated(question: Question, own: _Own | None, shown: list[_Shown]) -> Recall | None:
+    """Every call of its code (:func:`calls`) is a call an earlier shown cell made, word
+    for word: its code repeats what the reader saw run, perhaps split over cells."""
+    if own is None:
+        return None
+    asked = calls(own.cell.code, dict(own.values))
+    showing = {call: entry.cell for entry in shown for call in asked & entry.calls}
+    if not asked or set(showing) != asked:
+        return None
+    cells = tuple(dict.fromkeys(showing[call] for call in sorted(asked)))
+    return Recall(question, f"its code repeats {', '.join(sorted(asked))}", cells)
+
+
+def _same_shapes(question: Question, own: _Own | None, shown: list[_Shown]) -> Recall | None:
+    if own is None:
+        return None
+    asked = call_shapes(own.cell.code, dict(own.names))
+    showing: dict[str, Cell] = {}
+    for entry in shown:
+        for shape in asked:
+            if any(_covers(seen, shape) for seen in entry.shapes):
+                showing[shape] = entry.cell  # the latest: the one the reader saw last
+    if not asked or set(showing) != asked:
+        return None
+    cells = tuple(dict.fromkeys(showing[shape] for shape in sorted(asked)))
+    return Recall(question, f"every call of its code ({', '.join(sorted(asked))}) ran", cells)
 
 
 def questions_without_code(pages: Sequence[tuple[str, Path]]) -> Iterator[Question]:
@@ -516,3 +648,35 @@ def questions_without_code(pages: Sequence[tuple[str, Path]]) -> Iterator[Questi
             own = cells[index - 1][0] if index else None
             if own is None or "hide-output" not in own.tags or not own.code.strip():
                 yield from questions
+
+
+def audit_report(pages: Sequence[tuple[str, Path]]) -> tuple[str, bool]:
+    """The text ``python -m booktools.question_audit`` prints for ``pages``: each
+    suspect question with the earlier cells it matched, then each question the book's
+    test fails; and whether there is any of the latter."""
+    suspects = [f"  {found}\n" for found in suspect_questions(pages)]
+    recalled = [f"  {found}\n" for found in recall_questions(pages)]
+    text = (
+        f"{len(suspects)} suspect questions (same API on the same kind of input):\n"
+        + "".join(suspects)
+        + f"{len(recalled)} questions the page answers before they are asked:\n"
+        + "".join(recalled)
+    )
+    return text, bool(recalled)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m booktools.question_audit SITE_DIR``: the audit of the book built into
+    ``SITE_DIR`` (``_build/html``), chapters in the course's order. Exits 1 when the
+    book's test would fail; suspects alone are for the author to read."""
+    parser = argparse.ArgumentParser(prog="python -m booktools.question_audit")
+    parser.add_argument("site", type=Path, help="the built book, such as _build/html")
+    site = parser.parse_args(argv).site
+    pages = [(n.id, site / "book" / f"{n.id}.html") for n in load_course().notebooks]
+    text, failed = audit_report(pages)
+    print(text, end="")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
