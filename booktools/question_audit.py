@@ -171,12 +171,8 @@ def call_shapes(code: str, names: dict[str, str]) -> set[str]:
     ``names`` maps the names bound so far on the page to their kind; the
     assignments, loops, definitions and imports of ``code`` are added to it.
     """
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     shapes = set()
-    for statement in tree.body:
+    for statement in _statements(code):
         if not isinstance(statement, ast.Assign):
             _bind(statement, names)  # what a loop's or a definition's body sees
         inside = {k: v for k, v in names.items() if k not in _parameters(statement)}
@@ -185,6 +181,14 @@ def call_shapes(code: str, names: dict[str, str]) -> set[str]:
         if isinstance(statement, ast.Assign):
             _bind(statement, names)
     return shapes
+
+
+def _statements(code: str) -> list[ast.stmt]:
+    """The top-level statements of ``code``; none when it is not Python (a shell line)."""
+    try:
+        return ast.parse(code).body
+    except SyntaxError:
+        return []
 
 
 def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
@@ -554,12 +558,8 @@ def calls(code: str, values: dict[str, str]) -> set[str]:
 
     ``values`` maps the names assigned so far to their values' source; the
     top-level ``name = value`` assignments of ``code`` are added to it."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     found = set()
-    for statement in tree.body:
+    for statement in _statements(code):
         written = _Substitute(values, _parameters(statement)).visit(statement)
         found |= {ast.unparse(n) for n in ast.walk(written) if isinstance(n, ast.Call)}
         simple = isinstance(statement, ast.Assign) and all(

@@ -128,12 +128,8 @@ def test_a_question_that_repeats_an_earlier_questions_code_is_recall(tmp_path):
 
 
 def test_a_short_answer_in_an_earlier_output_is_a_coincidence(tmp_path):
-    found = _recalled(
-        tmp_path,
-        _cell("show(tree)", "[2, 1]"),
-        _question("other(tree)", ["[1, 2]", "[2, 1]"], "[2, 1]"),
-    )
-    assert found == []
+    asked = _question("other(tree)", ["[1, 2]", "[2, 1]"], "[2, 1]")
+    assert _recalled(tmp_path, _cell("show(tree)", "[2, 1]"), asked) == []
 
 
 def test_the_report_lists_each_suspect_with_the_cell_it_matched_and_fails_only_recall(
