@@ -12,6 +12,7 @@ import yaml
 
 from autograder.load.course import REPO_ROOT
 from booktools.binder import PLACEHOLDER_REPOSITORY
+from booktools.question_audit import questions_without_code, read_page, recall_questions
 from conftest import build_book
 
 pytestmark = pytest.mark.slow
@@ -98,6 +99,92 @@ def test_no_letter_is_the_right_answer_of_more_than_a_third_of_the_questions(bui
         )
     )
     assert max(answers.values()) <= sum(answers.values()) / 3, dict(sorted(answers.items()))
+
+
+def test_no_question_asks_what_an_earlier_cell_already_shows(built, course):
+    """No question's right answer is a whole line of an output shown earlier on its page
+    or in an earlier chapter, and no question's code repeats calls shown before, word
+    for word with the same values (booktools.question_audit.recall_questions). A
+    question the reader answers by scrolling up measures scrolling, not the lesson.
+    The broader suspects, the same API on the same kind of input, are for the author
+    to read: python -m booktools.question_audit _build/html."""
+    pages = [(n.id, built / "book" / f"{n.id}.html") for n in course.notebooks]
+    recalled = [str(found) for found in recall_questions(pages)]
+    assert recalled == [], "ask about code whose output no earlier cell shows:\n" + "\n".join(
+        recalled
+    )
+
+
+def test_every_question_has_its_own_code_cell_with_the_output_hidden(built, course):
+    # the reader predicts the output of that cell; without it the audit above has
+    # nothing to compare with what the page already showed
+    pages = [(n.id, built / "book" / f"{n.id}.html") for n in course.notebooks]
+    without = [question.key for question in questions_without_code(pages)]
+    assert without == [], "put a hide-output code cell right before: " + ", ".join(without)
+
+
+def _questions(built: Path, course) -> list:
+    return [
+        question
+        for notebook in course.notebooks
+        for _, questions in read_page(built / "book" / f"{notebook.id}.html", notebook.id)
+        for question in questions
+    ]
+
+
+def _is_error(choice: str) -> bool:
+    return bool(re.search(r"\w*(Error|Exception)\b|\braises?\b", choice, flags=re.IGNORECASE))
+
+
+def test_no_right_choice_stands_out_by_its_form(built, course):
+    """Among three or more choices, the right one is not the only one of its form: not
+    the only error among values, nor the only value among errors. A learner who picks
+    the odd one out must not be right for it."""
+    odd = []
+    for question in _questions(built, course):
+        errors = [_is_error(choice) for choice in question.choices]
+        alike = errors.count(errors[question.answer])
+        if len(errors) >= 3 and alike == 1:
+            odd.append(f"{question.key}: {question.right!r} among {question.choices}")
+    assert odd == [], "\n".join(odd)
+
+
+# The right choice may be the longest or the shortest by a wide margin (half again as
+# long as every other, or two thirds as short) in at most this share of the questions:
+# about as often as a choice picked by length alone would be right.
+WIDE_MARGIN, LENGTH_GIVEAWAYS = 1.5, 0.1
+
+
+def test_picking_the_choice_of_odd_length_does_not_win(built, course):
+    """Across the book, the right choice is the longest of its question by a wide
+    margin, or the shortest by one, in at most one question in ten."""
+    questions = _questions(built, course)
+    standing_out = []
+    for question in questions:
+        right = len(question.right)
+        others = [len(c) for i, c in enumerate(question.choices) if i != question.answer]
+        if right > WIDE_MARGIN * max(others) or right * WIDE_MARGIN < min(others):
+            standing_out.append(question.key)
+    assert len(standing_out) <= LENGTH_GIVEAWAYS * len(questions), standing_out
+
+
+def test_every_question_links_a_section_that_exists(built, course):
+    # the explanation names the rule that decides; its link leads to where it is taught
+    unlinked = []
+    for notebook in course.notebooks:
+        html = _page(built, notebook.id)
+        for key, body in re.findall(
+            r'<div class="pt-quiz"[^>]*data-key="([^"]+)"(.*?)<noscript>', html, flags=re.S
+        ):
+            link = re.search(r'class="pt-quiz-reread">Reread <a href="([^"]*)"', body)
+            if not link:
+                unlinked.append(f"{key}: no section, quiz(..., section=(title, address))")
+                continue
+            page, _, anchor = link.group(1).partition("#")
+            target = _page(built, page.removesuffix(".html")) if page else html
+            if f'id="{anchor}"' not in target:
+                unlinked.append(f"{key}: {link.group(1)} is no section of the book")
+    assert unlinked == [], "\n".join(unlinked)
 
 
 DIAGRAM_CHAPTERS = ("leaves", "structure", "custom_nodes", "aux_data")
