@@ -26,6 +26,7 @@ from sphinx.application import Sphinx
 
 from autograder.author.first_cell import first_cell
 from autograder.author.release import course_pins, released_notebook
+from autograder.load.book import book_url
 from autograder.load.course import EXERCISES
 
 NOTEBOOKS_FOLDER = "notebooks"
@@ -102,8 +103,13 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
             _write(Path(app.outdir) / site_path(chapter), _opened_with(notebook, first))
             exercise = exercise_source(chapter)
             if exercise.is_file():
-                published = exercise_notebook(exercise, first, app.config.html_baseurl or None)
+                published = exercise_notebook(exercise, first, _book_address(app))
                 _write(Path(app.outdir) / exercise_site_path(chapter), published)
+
+
+def _book_address(app: Sphinx) -> str | None:
+    """The book's address, ``html_baseurl``, as a release takes one (no trailing ``/``)."""
+    return book_url(app.config.html_baseurl) if app.config.html_baseurl else None
 
 
 def _write(target: Path, notebook: NotebookNode) -> None:

@@ -23,14 +23,17 @@ from conftest import build_book
 
 A_REAL_REPOSITORY = "https://github.com/someone/pytrees-course"
 PACKAGE_URL = "https://example.org/wheels/"
+BOOK_URL = "https://someone.github.io/pytrees-course"
 CHAPTER = "leaves"
 EXERCISE = f"exercises/{CHAPTER}/{CHAPTER}.ipynb"
 CHAPTER_SOURCES = (f"book/{CHAPTER}.md", "book/_static", "book/favicon.svg", EXERCISE)
 
 
-def _build_chapter(folder: Path, repository_url: str, package_url: str | None = None) -> Path:
-    """Build a book of the one chapter, with the course's configuration, ``repository_url``
-    and ``package_url`` (``course_package_url``); the built site."""
+def _build_chapter(
+    folder: Path, repository_url: str, package_url: str | None = None, book: str | None = None
+) -> Path:
+    """Build a book of the one chapter, with the course's configuration, ``repository_url``,
+    ``package_url`` (``course_package_url``) and ``book`` (``html.baseurl``); the built site."""
     for name in CHAPTER_SOURCES:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         copy = shutil.copytree if (REPO_ROOT / name).is_dir() else shutil.copy
@@ -40,6 +43,8 @@ def _build_chapter(folder: Path, repository_url: str, package_url: str | None = 
     config["repository"]["url"] = repository_url
     if package_url is not None:
         config["sphinx"]["config"]["course_package_url"] = package_url
+    if book is not None:
+        config["html"]["baseurl"] = book
     # the chapter's links to the chapters left out of this book
     config["sphinx"]["config"]["suppress_warnings"] = ["myst.xref_missing"]
     (folder / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -61,7 +66,8 @@ def placeholder_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def packaged_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build_chapter(tmp_path_factory.mktemp("packaged"), A_REAL_REPOSITORY, PACKAGE_URL)
+    folder = tmp_path_factory.mktemp("packaged")
+    return _build_chapter(folder, A_REAL_REPOSITORY, PACKAGE_URL, BOOK_URL + "/")
 
 
 def _page(site: Path) -> str:
@@ -134,6 +140,7 @@ def test_a_book_given_the_packages_address_publishes_the_exercise_as_released_wi
     assert [cell.get("id") for cell in published.cells[1:]] == [cell.id for cell in exercise.cells]
     assert "../../book/" in nbformat.writes(exercise)
     assert "../../book/" not in nbformat.writes(published)
+    assert f"]({BOOK_URL}/book/{CHAPTER}.html)" in nbformat.writes(published)
 
 
 @pytest.mark.slow

@@ -583,3 +583,11 @@ def test_the_checker_depends_on_the_binding_that_proves_a_sandbox_clean():
     # without the seccomp filter no worker's sandbox is proven clean, and each check
     # starts a new zygote where the warm checker would keep one
     assert "pyseccomp" in checker_dependencies()
+
+
+@pytest.mark.parametrize("relative", ["dist", "../release/dist", "./wheels/course.whl"])
+def test_release_refuses_a_relative_package_path_which_pip_would_not_find_from_a_notebook(
+    tmp_path, relative
+):
+    with pytest.raises(ReleaseError, match="is a relative path; give an address"):
+        write_release(tmp_path / "out", package_url=relative)

@@ -139,6 +139,8 @@ def release_files(
             book_url = checked_book_url(book_url)
         except ValueError as exc:
             raise ReleaseError(f"--book-url: {exc}") from None
+    if package_url is not None:
+        require_absolute(package_url)
     course = load_course(EXERCISES)
     require_current(course, load_course(SOLUTIONS), say)
     copy = COURSE_COPY.relative_to(REPO_ROOT)
@@ -189,6 +191,17 @@ def learners_wheel(files: Mapping[Path, bytes], notebooks: Mapping[Path, str]) -
         return build_wheel(course, imported)
     except PackageError as exc:
         raise ReleaseError(f"cannot build the learners' wheel: {exc}") from None
+
+
+def require_absolute(package_url: str) -> None:
+    """Raise ReleaseError unless ``package_url`` is an address (``https://...``) or an
+    absolute path: pip runs in the folder of each learner's notebook, where a relative
+    path finds nothing."""
+    if "://" not in package_url and not Path(package_url).is_absolute():
+        raise ReleaseError(
+            f"--package-url: {package_url!r} is a relative path; give an address "
+            "(https://...) or an absolute path, as pip is run from each learner's notebook folder"
+        )
 
 
 def _require_empty(out: Path) -> None:
