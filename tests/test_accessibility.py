@@ -141,10 +141,13 @@ def _in_scheme(page: Page, scheme: str) -> None:
     page.emulate_media(color_scheme=scheme)
     if page.evaluate("document.documentElement.dataset.theme !== undefined"):
         page.wait_for_function("s => document.documentElement.dataset.theme === s", arg=scheme)
-    # the theme's colours change in CSS transitions: measured halfway, they are neither
+    # the theme's colours change in CSS transitions: measured halfway, they are neither.
+    # Settled, not all fulfilled (a cancelled one rejects), and at most 2 s: page.evaluate
+    # has no timeout, and a transition that never ran held a whole run for 28 minutes.
     page.evaluate(
-        "Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)"
-        ".map(a => a.finished)).then(() => true)"
+        "Promise.race([Promise.allSettled(document.getAnimations()"
+        ".filter(a => a instanceof CSSTransition).map(a => a.finished)),"
+        " new Promise(done => setTimeout(done, 2000))]).then(() => true)"
     )
 
 

@@ -185,7 +185,10 @@ class ChapterWalk:
 BUTTON_COLOURS = """
 async () => {
   const transitions = document.getAnimations().filter(each => each instanceof CSSTransition);
-  await Promise.all(transitions.map(transition => transition.finished));
+  // settled, not all fulfilled (a cancelled one rejects); and never longer than 2 s:
+  // a transition that never runs would otherwise hold the test for ever
+  const ended = Promise.allSettled(transitions.map(transition => transition.finished));
+  await Promise.race([ended, new Promise(done => setTimeout(done, 2000))]);
   const probe = document.createElement('span');
   probe.style.color = 'var(--pst-color-primary)';
   document.body.append(probe);
