@@ -29,7 +29,7 @@ from sphinx.util.docutils import SphinxDirective
 from autograder.load.course import REPO_ROOT
 from booktools import progress_page
 from booktools.binder import hide_binder_for_the_placeholder
-from booktools.chapter_notebooks import write_chapter_notebooks
+from booktools.chapter_notebooks import exercise_source, write_chapter_notebooks
 from booktools.open_links import add_open_links
 
 
@@ -45,7 +45,7 @@ class CourseProgress(SphinxDirective):
         self.env.note_dependency(progress_page.__file__)  # the table's markup
         for chapter in listed:
             self.env.note_dependency(str(progress_page.chapter_source(chapter.id)))
-            exercise = REPO_ROOT / "exercises" / chapter.id / f"{chapter.id}.ipynb"
+            exercise = exercise_source(chapter.id)
             if exercise.exists():
                 self.env.note_dependency(str(exercise))
         builder = self.env.app.builder

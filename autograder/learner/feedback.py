@@ -48,7 +48,7 @@ from autograder.load.learner_notebook import (
     chapter_of,
     read_notebook,
 )
-from autograder.load.names import no_such
+from autograder.load.names import no_such, sentence
 
 
 def _grading() -> bool:
@@ -69,13 +69,8 @@ def _function(name: str) -> GradedFunction | None:
         return course.function(name)
     except KeyError:
         names = [f.name for f in course.functions]
-        said = _capital(no_such("exercise", name, names, _NO_SUCH_EXERCISE))
-        print(said if said.endswith("?") else f"{said}.")
+        print(sentence(no_such("exercise", name, names, _NO_SUCH_EXERCISE)))
         return None
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _learner_namespace() -> dict[str, Any]:

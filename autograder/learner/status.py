@@ -18,7 +18,7 @@ from rich.console import Console
 from autograder.compare.verdicts import mark
 from autograder.learner import progress
 from autograder.load.course import Course, ExerciseNotebook, learner_course_folder, load_course
-from autograder.load.names import no_such
+from autograder.load.names import no_such, sentence
 from autograder.safe_text import clean, points
 
 WIDTH = 100
@@ -38,8 +38,7 @@ def status(chapter: str | None = None) -> None:
         return
     notebook = chapter_named(course, chapter)
     if isinstance(notebook, str):
-        said = f"{notebook[0].upper()}{notebook[1:]}"
-        print(said if said.endswith("?") else f"{said}.")
+        print(sentence(notebook))
         return
     print_chapter(out, notebook, states, sources)
 

@@ -12,6 +12,13 @@ def closest(name: str, known: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
+def sentence(text: str) -> str:
+    """``text`` (a :func:`no_such`) as a sentence: capitalised, and ending in a full stop
+    unless it asks."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith("?") else f"{text}."
+
+
 def no_such(kind: str, name: str, known: Iterable[str], otherwise: str) -> str:
     """``there is no KIND called 'NAME': did you mean X?``, or ``otherwise`` in brackets
     where no known name is close."""
