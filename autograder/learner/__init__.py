@@ -2,8 +2,9 @@
 
 Holds ``check``, ``hint`` and ``solution`` (:mod:`.feedback`), the progress file and
 ``status`` (:mod:`.status`, on a terminal and in a notebook),
-the watchers test cells call, the seeded inputs of hidden tests, and the sealing
-of reference solutions. The notebooks import them through the package's public
+the watchers test cells call, the seeded inputs of hidden tests, the sealing
+of reference solutions, and whether the kernel still runs a JAX it imported before
+pip replaced it (:mod:`.kernel_jax`). The notebooks import them through the package's public
 modules :mod:`autograder.notebook`, :mod:`autograder.watchers` and
 :mod:`autograder.seeding`.
 

@@ -31,6 +31,7 @@ import nbformat  # noqa: F401
 from autograder.compare.returned import Calls, short_repr
 from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing
+from autograder.learner.kernel_jax import refuse_if_stale
 from autograder.learner.notebook_file import kernel_history, notebook_file
 from autograder.learner.probes import label, probe_results
 from autograder.learner.watchers import WATCHERS
@@ -153,8 +154,9 @@ def check(name: str | None = None) -> None:
     """Run the visible tests of ``name`` against the learner's current definition.
 
     Without a name, run those of every function of the kernel's notebook, a line each.
+    Where the kernel runs another JAX than the installed one, says to restart instead.
     """
-    if _grading():
+    if _grading() or refuse_if_stale():
         return
     namespace = dict(_learner_namespace())
     if name is None:
@@ -303,8 +305,9 @@ def solution(name: str) -> None:
 
     Right means: its visible tests pass, run as ``check`` runs them, and its answers
     on the probes open the seal. A failing visible test is named, and nothing opens.
+    Where the kernel runs another JAX than the installed one, says to restart instead.
     """
-    if _grading():
+    if _grading() or refuse_if_stale():
         return
     function = _function(name)
     if function is None:
