@@ -67,3 +67,33 @@ def test_a_kernel_that_has_not_imported_jax_is_checked(course, progress_file):
     ]
     out = _run(cells, progress_file)
     assert f"❌ FAIL {name}: {name} is not written yet" in out
+
+
+def test_a_kernel_is_told_to_restart_once_pip_replaces_the_jax_it_had_checked_with(
+    course, progress_file, tmp_path
+):
+    notebook = course.notebooks[0]
+    name = notebook.functions[0].name
+    site = tmp_path / "site"
+    site.mkdir()
+    replaced = f"""
+        print("---")
+        import pathlib
+        info = pathlib.Path({str(site)!r}) / "jax-99.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\\nName: jax\\nVersion: 99.0\\n")
+        check({name!r})
+    """
+    cells = [
+        f"import sys\nsys.path.insert(0, {str(site)!r})",
+        notebook.setup_source,
+        *_solution_sources(notebook),
+        f"check({name!r})",
+        replaced,
+    ]
+    before, after = _run(cells, progress_file).split("---")
+    assert f"✅ PASS {name} passes its visible tests" in before
+    assert after.strip().startswith(
+        f"Nothing was checked: this kernel still runs JAX {INSTALLED}, imported before JAX "
+        "99.0, the version the course needs, was installed."
+    )
