@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 
 from IPython.display import HTML
@@ -52,9 +53,20 @@ def quiz_html(
         f'<div class="pt-quiz-feedback" hidden><p class="pt-quiz-verdict" role="status"></p>'
         f'<p class="pt-quiz-explanation">{html.escape(explanation)}{_reread(section)}</p>'
         f'<button type="button" class="pt-quiz-retry">Try again</button></div>'
-        f"<noscript><p>Answer: {html.escape(choices[index])}. {html.escape(explanation)}</p>"
+        f"<noscript><p>{html.escape(_stated_answer(choices[index], explanation))}</p>"
         f"</noscript></div>"
     )
+
+
+def _stated_answer(answer: str, explanation: str) -> str:
+    """The answer and its explanation as one text, for a page without scripts. An
+    explanation that opens with the answer ("Four. ..." for "Four", "Three: ..." for
+    "Three times") already states it, so the answer is not said a second time."""
+    opening = re.split(r"[.,:;]", explanation, maxsplit=1)[0].strip().lower()
+    said = answer.strip().lower()
+    if opening and (said == opening or said.startswith(opening + " ")):
+        return f"Answer: {explanation}"
+    return f"Answer: {answer}. {explanation}"
 
 
 def _reread(section: tuple[str, str] | None) -> str:

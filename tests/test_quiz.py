@@ -12,3 +12,19 @@ def test_a_question_links_the_section_whose_rule_decides_its_answer():
 
 def test_a_question_without_a_section_has_no_reread_link():
     assert "Reread" not in quiz_html("k-1", "Which?", ["a", "b"], "b", "Because.")
+
+
+def _noscript(markup: str) -> str:
+    return markup.split("<noscript>")[1].split("</noscript>")[0]
+
+
+def test_without_scripts_a_question_states_its_answer_then_the_explanation():
+    markup = quiz_html("k-1", "How many?", ["Three", "Four"], "Four", "Because of order.")
+    assert _noscript(markup) == "<p>Answer: Four. Because of order.</p>"
+
+
+def test_without_scripts_an_answer_the_explanation_opens_with_is_read_once():
+    once = quiz_html("k-1", "How many?", ["Three", "Four"], "Four", "Four. Counter is a leaf.")
+    twice = quiz_html("k-2", "How often?", ["Twice", "Three times"], 1, "Three: once each.")
+    assert _noscript(once) == "<p>Answer: Four. Counter is a leaf.</p>"
+    assert _noscript(twice) == "<p>Answer: Three: once each.</p>"
