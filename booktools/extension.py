@@ -11,6 +11,8 @@
   ``const`` declarations then fail in the browser the second time.
 - A hidden output's "Show code cell output" is named by that text, not another.
 - No Binder button while ``repository.url`` is the placeholder (see :mod:`booktools.binder`).
+- A change to ``booktools``' code runs every chapter again
+  (:mod:`booktools.execution_cache`).
 - Each chapter as a notebook in the site (:mod:`booktools.chapter_notebooks`), and
   links that open it, and each exercise notebook, in Colab and Binder
   (:mod:`booktools.open_links`).
@@ -30,6 +32,7 @@ from autograder.load.course import REPO_ROOT
 from booktools import progress_page
 from booktools.binder import hide_binder_for_the_placeholder
 from booktools.chapter_notebooks import exercise_source, write_chapter_notebooks
+from booktools.execution_cache import read_all_after_a_booktools_change
 from booktools.open_links import add_open_links
 
 
@@ -95,6 +98,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # the learners' package's address: the chapter notebooks' first cell installs from it
     app.add_config_value("course_package_url", None, "html", types=[str])
     app.connect("config-inited", hide_binder_for_the_placeholder)
+    app.connect("env-get-outdated", read_all_after_a_booktools_change)
     app.connect("build-finished", write_empty_progress)
     app.connect("build-finished", write_chapter_notebooks)
     app.connect("doctree-resolved", add_open_links)
