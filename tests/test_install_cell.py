@@ -35,6 +35,12 @@ def test_an_earlier_releases_install_cell_edited_in_its_body_is_the_learners():
     assert edited != EARLIER and not is_install_cell(edited)
 
 
+def test_an_install_cell_whose_argument_is_nested_deeper_than_the_parsers_stack_is_not_it():
+    # Python 3.11's parser raises MemoryError here, not RecursionError
+    too_deep = EARLIER.replace("'Installing the course.'", "-" * 20000 + "1")
+    assert too_deep != EARLIER and not is_install_cell(too_deep)
+
+
 def test_the_grader_neither_runs_nor_reports_an_earlier_releases_install_cell(released_course):
     exercise = released_course.notebooks[0]
     nb = nbformat.read(exercise.path, as_version=4)
