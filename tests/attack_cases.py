@@ -142,6 +142,34 @@ def count_leaves(tree, *, none_is_leaf=False):
         raise RuntimeError(f'left by another learner: {{found}}')
     return _count_leaves(tree, none_is_leaf=none_is_leaf)"""
 
+# The course's install cell as a release shipped it (the grader skips it, unrun); a learner
+# keeps it, edits it, or hides code in it. Its call asks for no JAX version: where it runs,
+# in a worker, the checker imports, so it installs nothing whatever JAX the course pins.
+INSTALL_DEFINITION = (
+    (ROOT / "tests" / "shipped" / "install_cell_2f0d1c52.txt").read_text().split("\n\n\n")[0]
+)
+INSTALL_CALL = "install_course(\n    'course',\n    None,\n    [],\n    None,\n    'Installing.',\n)\ndel install_course"
+ZERO_COUNT = "lambda tree, *, none_is_leaf=False: 0"
+
+
+def install_cell(call: str = INSTALL_CALL, definition: str = INSTALL_DEFINITION) -> str:
+    """The install cell with ``definition`` and ``call`` (its call and ``del``)."""
+    return f"{definition}\n\n\n{call}"
+
+
+INSTALL_CELL = install_cell()
+
+# Arguments that would fetch elsewhere, pass pip options, install a path outside the
+# folder and a package named like the grader, and always install (no kernel has JAX 0.0.0).
+HOSTILE_INSTALL = install_cell(
+    "install_course(\n    '--index-url=http://127.0.0.1:9/simple autograder',\n    '/etc',\n"
+    "    ['-e /', 'pytest==0'],\n    '0.0.0',\n    'x',\n)\ndel install_course"
+)
+# Edited (a keyword argument): the learner's cell, which asks pip to install nothing.
+EDITED_INSTALL = install_cell(
+    "install_course('--no-index', None, [], '0.0.0', said='x')\ndel install_course"
+)
+
 # leaves_in_order must walk the tree without JAX: the honest lazy version calls
 # jax.tree.leaves and loses the function's points; each way around the watchers below
 # makes the same call and must lose them too: "failed" where the watch sees the call,
@@ -551,6 +579,62 @@ CASES = [
             "count_leaves": "def count_leaves(tree, *, none_is_leaf=False):\n    raise ValueError('see \\ufffe')"
         },
         expected={"count_leaves": "error"},
+    ),
+    # The install cell: kept as shipped, with any literal arguments, anywhere and as often
+    # as a learner likes, it is not run; anything more in it makes it the learner's cell,
+    # run in the worker like any other.
+    Attack("install_cell_hostile_arguments", append=(HOSTILE_INSTALL, HOSTILE_INSTALL)),
+    Attack("install_cell_edited_runs_pip_in_the_worker", append=(EDITED_INSTALL,)),
+    Attack("install_cell_crlf", append=(INSTALL_CELL.replace("\n", "\r\n"),)),
+    Attack(
+        "install_cell_then_code",
+        append=(f"{INSTALL_CELL}\ncount_leaves = {ZERO_COUNT}",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_code_after_a_semicolon",
+        append=(f"{INSTALL_CELL.rstrip()}; count_leaves = {ZERO_COUNT}",),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_code_on_the_call_line",
+        append=(INSTALL_CELL.replace(")\ndel", f"); count_leaves = {ZERO_COUNT}\ndel"),),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_code_in_an_argument",
+        append=(INSTALL_CELL.replace("'Installing.'", f"(count_leaves := {ZERO_COUNT})"),),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_code_in_a_decorator",
+        append=(
+            install_cell(
+                INSTALL_CALL,
+                INSTALL_DEFINITION.replace(
+                    "def install_course(",
+                    f"@(lambda f: globals().update(count_leaves={ZERO_COUNT}) or f)\ndef install_course(",
+                ),
+            ),
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_code_in_a_default_argument",
+        append=(
+            install_cell(
+                INSTALL_CALL,
+                INSTALL_DEFINITION.replace(
+                    "said: str\n", f"said: str = (count_leaves := {ZERO_COUNT})\n"
+                ),
+            ),
+        ),
+        expected={"count_leaves": "failed"},
+    ),
+    Attack(
+        "install_cell_header_over_other_code",
+        append=(f"{INSTALL_CELL.splitlines()[0]}\ncount_leaves = {ZERO_COUNT}",),
+        expected={"count_leaves": "failed"},
     ),
     # Files that are not a usable notebook.
     Attack("not_json", raw=b"this is not a notebook", everything="corrupt"),

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from attack_cases import CASES, Attack, expected_score, expected_statuses, write_learners
 
 from autograder.grade.plugin import course_copy
 from autograder.load.install_cell import SHIPPED, _definition, install_course, is_install_cell
 from autograder.load.learner_notebook import cells_to_run, cells_touching_the_grader
+from conftest import VICTIM, grade_leaves_class
 
 # An install cell as an earlier release shipped it: another install_course, the same call.
 EARLIER = (Path(__file__).parent / "shipped" / "install_cell_2f0d1c52.txt").read_text()
@@ -35,6 +37,12 @@ def test_an_earlier_releases_install_cell_edited_in_its_body_is_the_learners():
     assert edited != EARLIER and not is_install_cell(edited)
 
 
+def test_an_install_cell_whose_argument_is_nested_deeper_than_the_parsers_stack_is_not_it():
+    # Python 3.11's parser raises MemoryError here, not RecursionError
+    too_deep = EARLIER.replace("'Installing the course.'", "-" * 20000 + "1")
+    assert too_deep != EARLIER and not is_install_cell(too_deep)
+
+
 def test_the_grader_neither_runs_nor_reports_an_earlier_releases_install_cell(released_course):
     exercise = released_course.notebooks[0]
     nb = nbformat.read(exercise.path, as_version=4)
@@ -42,6 +50,49 @@ def test_the_grader_neither_runs_nor_reports_an_earlier_releases_install_cell(re
     course = course_copy(exercise)
     assert [number for number, _ in cells_to_run(nb, exercise, course)][0] > 1
     assert cells_touching_the_grader(nb, course) == []
+
+
+INSTALL_CELL_ATTACKS = {a.name: a for a in CASES if a.name.startswith("install_cell")}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[dict[str, dict], dict[str, dict]]:
+    """The install cell's attacks graded in one batch with a correct victim; the victim alone."""
+    learners = {**INSTALL_CELL_ATTACKS, VICTIM: Attack("correct")}
+    together = write_learners(tmp_path_factory.mktemp("class"), learners)
+    alone = write_learners(tmp_path_factory.mktemp("alone"), {VICTIM: Attack("correct")})
+    reports = tmp_path_factory.mktemp("reports")
+    return (
+        grade_leaves_class(together, reports / "together.json", 1),
+        grade_leaves_class(alone, reports / "alone.json", 1),
+    )
+
+
+@pytest.mark.slow
+def test_a_victim_graded_next_to_install_cell_attacks_gets_the_report_it_gets_alone(graded):
+    together, alone = graded
+    assert together[VICTIM] == alone[VICTIM]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", INSTALL_CELL_ATTACKS)
+def test_an_install_cell_attacker_earns_exactly_what_its_functions_earn(graded, name):
+    student, attack = graded[0][name], INSTALL_CELL_ATTACKS[name]
+    statuses = {exercise["name"]: exercise["status"] for exercise in student["exercises"]}
+    assert (statuses, student["score"]) == (expected_statuses(attack), expected_score(attack))
+
+
+@pytest.mark.slow
+def test_install_cells_as_shipped_with_hostile_arguments_are_neither_run_nor_reported(graded):
+    assert graded[0]["install_cell_hostile_arguments"]["notes"] == []
+
+
+@pytest.mark.slow
+def test_an_edited_install_cell_runs_pip_in_the_worker_and_its_failure_is_a_note(graded):
+    notes = [
+        note["message"] for note in graded[0]["install_cell_edited_runs_pip_in_the_worker"]["notes"]
+    ]
+    assert any("raised RuntimeError: pip could not install the course" in note for note in notes)
 
 
 def _pip(monkeypatch: pytest.MonkeyPatch, installs: dict[str, str] | None = None) -> list[str]:

@@ -40,7 +40,8 @@ def is_install_cell(source: str) -> bool:
     """Whether ``source`` is :func:`install_cell_source`'s, whatever its arguments, with
     the definition of this or an earlier release (``SHIPPED``).
 
-    Never raises: a cell nested deeper than the parser goes (RecursionError) is not it.
+    Never raises: a cell nested deeper than the parser goes (RecursionError, or on
+    Python 3.11 MemoryError for a long chain of unary operators) is not it.
     Its call and ``del`` are matched node by node, not unparsed: ``ast.unparse`` recurses
     as deep as the learner's expression.
     """
@@ -51,7 +52,7 @@ def is_install_cell(source: str) -> bool:
         call, delete = ast.parse(source.removeprefix(definition)).body
         for argument in call.value.args:  # type: ignore[attr-defined]
             ast.literal_eval(argument)
-    except (SyntaxError, ValueError, TypeError, AttributeError, RecursionError):
+    except (SyntaxError, ValueError, TypeError, AttributeError, RecursionError, MemoryError):
         return False
     return (
         isinstance(call, ast.Expr)
