@@ -100,8 +100,7 @@ class _Chapter:
                 converted = self._inline(token, block)
             else:
                 continue
-            # as many lines as before: a table's cells share their row's line numbers
-            lines[start:end] = [converted] + [""] * (end - start - 1)
+            lines[start:end] = [converted]
         return "".join(lines)
 
     def _fail(self, what: str) -> MystError:
