@@ -179,13 +179,21 @@ class _Chapter:
 
 
 def _replace_role(block: str, role: Token, replacement: str) -> str:
-    """``block`` with the source of ``role`` (``{name}`` then its content in a code span
-    of one or more backticks, which markdown-it does not keep) replaced, once."""
-    for ticks in ("`", "``", "```"):
-        written = f"{{{role.meta['name']}}}{ticks}{role.content}{ticks}"
-        if written in block:
-            return block.replace(written, replacement, 1)
-    raise MystError(f"the role {{{role.meta['name']}}}`{role.content}` is not where it was read")
+    """``block`` with the source of ``role`` replaced, once.
+
+    markdown-it keeps a role's name and content, not its source: ``{name}``, then the
+    content in a code span of one or more backticks, where a line break was read as a
+    space. So the source is found again with a pattern of those, each run of spaces in
+    the content matching any run of whitespace.
+    """
+    content = r"\s+".join(re.escape(part) for part in role.content.split())
+    name = re.escape(f"{{{role.meta['name']}}}")
+    written = re.compile(rf"{name}(`+)\s*{content}\s*\1")
+    if not written.search(block):
+        raise MystError(
+            f"the role {{{role.meta['name']}}}`{role.content}` is not where it was read"
+        )
+    return written.sub(lambda _: replacement, block, count=1)
 
 
 def _options_and_body(content: str) -> tuple[dict[str, str], str]:

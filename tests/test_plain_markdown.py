@@ -121,3 +121,8 @@ def test_myst_with_no_plain_form_is_an_error_naming_the_chapter(text, named):
     with pytest.raises(MystError, match="book/here.md") as raised:
         _plain(text)
     assert named in str(raised.value)
+
+
+def test_a_role_whose_content_runs_onto_the_next_line_is_converted():
+    text = "as {ref}`the part\nthere <sec-there>` shows\n"
+    assert _plain(text) == "as *the part there* (in the chapter *Other Chapter*) shows\n"
