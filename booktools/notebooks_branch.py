@@ -41,7 +41,19 @@ def branch_readme(config: dict[str, Any], commit: str | None = None) -> str:
     built = f" It was built from the course's commit {commit}." if commit else ""
     baseurl = (config.get("html") or {}).get("baseurl")
     repository = (config.get("repository") or {}).get("url")
-    book = f"The book: <{book_url(baseurl)}/>." if baseurl else "The book is built from the course."
+    package = ((config.get("sphinx") or {}).get("config") or {}).get("course_package_url")
+    opening = (
+        "Open a notebook in Colab, on Binder (which builds `.binder/`) or in any Jupyter: its "
+        "first cell installs the course's checker and the libraries it was tested with where "
+        "they are missing."
+        if package
+        else "Each notebook's first cell says how to install the course to run it."
+    )
+    book = (
+        f"The book: <{book_url(baseurl)}/>."
+        if baseurl
+        else "The book is built from the course's repository."
+    )
     source = f" The course: <{repository}>." if repository else ""
     return (
         f"# {title}: the notebooks\n\n"
@@ -50,9 +62,7 @@ def branch_readme(config: dict[str, Any], commit: str | None = None) -> str:
         f"`{NOTEBOOKS_FOLDER}/exercises/<exercise>.ipynb`. The book's workflow replaces it "
         f"with every build; do not commit to it.{built}\n\n"
         f"{book}{source}\n\n"
-        "Open a notebook in Colab, on Binder (which builds `.binder/`) or in any Jupyter: "
-        "its first cell installs the course's checker and the libraries it was tested with "
-        "where they are missing.\n"
+        f"{opening}\n"
     )
 
 

@@ -13,12 +13,13 @@ import yaml
 
 from autograder.author.release import course_pins
 from autograder.load.course import REPO_ROOT
-from booktools.notebooks_branch import write_branch
+from booktools.notebooks_branch import branch_readme, write_branch
 
 CONFIG = {
     "title": "Pytrees Hands-On",
     "repository": {"url": "https://github.com/someone/course"},
     "html": {"baseurl": "https://someone.github.io/course/"},
+    "sphinx": {"config": {"course_package_url": "https://example.org/wheels/"}},
 }
 NOTEBOOKS = ("notebooks/leaves.ipynb", "notebooks/exercises/leaves.ipynb")
 TREE = {*NOTEBOOKS, "README.md", ".binder/requirements.txt", ".binder/runtime.txt"}
@@ -65,6 +66,13 @@ def test_the_readme_says_what_the_branch_is_where_the_book_is_and_what_it_was_bu
     assert "<https://someone.github.io/course/>" in readme
     assert "0123abcd" in readme
     assert "notebooks/exercises/<exercise>.ipynb" in readme
+    assert "first cell installs the course's checker" in readme
+
+
+def test_without_the_packages_address_the_readme_says_the_notebooks_name_their_installation():
+    readme = branch_readme({"title": "Pytrees Hands-On"})
+    assert "first cell says how to install the course" in readme
+    assert "installs the course's checker" not in readme
 
 
 def test_a_site_with_no_notebooks_is_refused(tmp_path):
