@@ -109,7 +109,12 @@ class _Chapter:
     def _inline(self, token: Token, block: str) -> str:
         for child in token.children or []:
             if child.type == "myst_role":
-                block = _replace_role(block, child, self._role(child))
+                replaced = _replace_role(block, child, self._role(child))
+                if replaced == block:  # a form of role source the pattern does not know
+                    raise self._fail(
+                        f"the role {{{child.meta['name']}}} {child.content!r} was not found"
+                    )
+                block = replaced
             elif child.type == "link_open":
                 href = str(child.attrs.get("href", ""))
                 if _is_chapter_source(href):
@@ -179,7 +184,7 @@ class _Chapter:
 
 
 def _replace_role(block: str, role: Token, replacement: str) -> str:
-    """``block`` with the source of ``role`` replaced, once.
+    """``block`` with the source of ``role`` replaced, once (unchanged if it is not found).
 
     markdown-it keeps a role's name and content, not its source: ``{name}``, then the
     content in a code span of one or more backticks, where a line break was read as a
@@ -189,10 +194,6 @@ def _replace_role(block: str, role: Token, replacement: str) -> str:
     content = r"\s+".join(re.escape(part) for part in role.content.split())
     name = re.escape(f"{{{role.meta['name']}}}")
     written = re.compile(rf"{name}(`+)\s*{content}\s*\1")
-    if not written.search(block):
-        raise MystError(
-            f"the role {{{role.meta['name']}}}`{role.content}` is not where it was read"
-        )
     return written.sub(lambda _: replacement, block, count=1)
 
 
