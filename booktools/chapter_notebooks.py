@@ -7,7 +7,10 @@ cell (:func:`autograder.author.first_cell.first_cell`). With the learners' packa
 address (``course_package_url`` in ``_config.yml``'s ``sphinx.config``, unset by
 default) that cell installs the package, which holds the ``booktools`` the chapters
 import, and the course's pinned libraries; without, it says what to install.
-The notebook is what the chapter's Colab and Binder links open
+Its markdown cells are made plain markdown (:mod:`booktools.plain_markdown`): what
+only the book's build reads, cross-references, directives and links to other chapters'
+sources, becomes links to the book's pages (``html_baseurl``) or the text and the chapter
+it names. The notebook is what the chapter's Colab and Binder links open
 (:mod:`booktools.open_links`), and what a learner downloads to run it in any Jupyter.
 An exercise notebook is published as a release gives it to learners
 (:func:`autograder.author.release.released_notebook`: its links to the book made
@@ -28,6 +31,7 @@ from autograder.author.first_cell import first_cell
 from autograder.author.release import course_pins, released_notebook
 from autograder.load.book import book_url
 from autograder.load.course import EXERCISES
+from booktools.plain_markdown import Book, plain_markdown
 
 NOTEBOOKS_FOLDER = "notebooks"
 
@@ -74,6 +78,16 @@ def chapter_notebook(source: Path, first: NotebookNode) -> NotebookNode:
     return _opened_with(notebook, first)
 
 
+def published_chapter(source: Path, first: NotebookNode, book: Book, docname: str) -> NotebookNode:
+    """:func:`chapter_notebook` of the chapter ``docname`` at ``source``, its markdown cells
+    made plain markdown against ``book`` (:func:`booktools.plain_markdown.plain_markdown`)."""
+    notebook = chapter_notebook(source, first)
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = plain_markdown(cell.source, book, docname, source)
+    return notebook
+
+
 def exercise_notebook(path: Path, first: NotebookNode, book_url: str | None) -> NotebookNode:
     """The exercise notebook at ``path`` as the book publishes it: as a release gives it,
     its links to the book's chapters pointing at ``book_url`` (or naming the chapter
@@ -96,15 +110,33 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
         return
     # the course's pins are read from every exercise notebook: once a build
     first = course_first_cell(app.config.course_package_url)
+    book = _book(app)
     for docname in sorted(app.env.found_docs):
-        notebook = _read_with_code(Path(app.env.doc2path(docname)))
-        if notebook is not None:
+        source = Path(app.env.doc2path(docname))
+        if has_code(source):
             chapter = Path(docname).name
-            _write(Path(app.outdir) / site_path(chapter), _opened_with(notebook, first))
+            notebook = published_chapter(source, first, book, docname)
+            _write(Path(app.outdir) / site_path(chapter), notebook)
             exercise = exercise_source(chapter)
             if exercise.is_file():
                 published = exercise_notebook(exercise, first, _book_address(app))
                 _write(Path(app.outdir) / exercise_site_path(chapter), published)
+
+
+def _book(app: Sphinx) -> Book:
+    """What the chapters' references resolve against in the book ``app`` built."""
+    titles = {docname: title.astext() for docname, title in app.env.titles.items()}
+    labels = app.env.domaindata["std"]["labels"]
+    return Book(_book_address(app), titles, labels, published_exercise)
+
+
+def published_exercise(path: str) -> str | None:
+    """Where the exercise notebook at course path ``path`` (``exercises/<id>/<id>.ipynb``)
+    is published, relative to the chapter notebooks' folder; None for another path."""
+    parts = path.split("/")
+    if len(parts) == 3 and parts[0] == "exercises" and parts[2] == f"{parts[1]}.ipynb":
+        return exercise_site_path(parts[1]).removeprefix(f"{NOTEBOOKS_FOLDER}/")
+    return None
 
 
 def _book_address(app: Sphinx) -> str | None:

@@ -1,15 +1,22 @@
-""" "Open in Colab" and "Open in Binder" links on each chapter and beside each exercise link.
+""" "Open in Colab" and "Open in Binder" links on each chapter and beside each exercise link,
+and the exercise's download link serving the notebook the book publishes.
 
 Colab opens a notebook only from GitHub (``colab.research.google.com/github/...``),
 and the book itself is published as a Pages artifact, which is no branch of the
 repository. So the book's workflow (``.github/workflows/book.yml``) pushes the
 chapter and exercise notebooks it built (:mod:`booktools.chapter_notebooks`) to the
-branch ``NOTEBOOKS_BRANCH``: the commit it built, plus its ``notebooks/`` folder. The
-links open those notebooks there; Binder builds the course's environment from that
-branch (``.binder/``). Colab has none of the course, so its link is given only when
-the notebooks open with the cell that installs it (``course_package_url`` set).
-Links are left out while ``repository.url`` is the placeholder (see
-:mod:`booktools.binder`), or names no GitHub repository.
+branch ``NOTEBOOKS_BRANCH``, a tree of those notebooks alone
+(:mod:`booktools.notebooks_branch`). The links open them there, in Colab and on
+Binder alike; none of the course is there, so the links are given only when the
+notebooks open with the cell that installs it (``course_package_url`` set), and
+left out while ``repository.url`` is the placeholder (see :mod:`booktools.binder`),
+or names no GitHub repository.
+
+A chapter's ``{download}`` link to its exercise notebook serves the copy the book
+publishes (``notebooks/exercises/<id>.ipynb``), which runs in any Jupyter, rather
+than the course's ``exercises/<id>/<id>.ipynb``, which imports the course from a
+clone of it: the reader of the web book gets the notebook the Colab and Binder links
+open.
 """
 
 from __future__ import annotations
@@ -48,13 +55,12 @@ def binder_url(repository: str, branch: str, path: str) -> str:
     return f"https://mybinder.org/v2/gh/{repository}/{branch}?labpath={quote(path)}"
 
 
-def _links(intro: str, repository: str, path: str, colab: bool) -> nodes.paragraph:
+def _links(intro: str, repository: str, path: str) -> nodes.paragraph:
     paragraph = nodes.paragraph(classes=["pt-open-links"])
     paragraph += nodes.Text(intro)
-    if colab:
-        colab_address = colab_url(repository, NOTEBOOKS_BRANCH, path)
-        paragraph += nodes.reference("", "Open in Colab", refuri=colab_address)
-        paragraph += nodes.Text(" · ")
+    colab_address = colab_url(repository, NOTEBOOKS_BRANCH, path)
+    paragraph += nodes.reference("", "Open in Colab", refuri=colab_address)
+    paragraph += nodes.Text(" · ")
     binder_address = binder_url(repository, NOTEBOOKS_BRANCH, path)
     paragraph += nodes.reference("", "Open in Binder", refuri=binder_address)
     return paragraph
@@ -75,24 +81,47 @@ def _exercise_id(path: str) -> str:
     return posixpath.splitext(posixpath.basename(path))[0]
 
 
+def _exercise_downloads(
+    doctree: nodes.document, docname: str
+) -> list[tuple[addnodes.download_reference, str]]:
+    """Each ``{download}`` link of the page to an exercise notebook, with the notebook's id."""
+    found = []
+    for download in doctree.findall(addnodes.download_reference):
+        exercise = _exercise_notebook(docname, download)
+        if exercise is not None:
+            found.append((download, _exercise_id(exercise)))
+    return found
+
+
 def add_open_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """``doctree-resolved``: the links under a chapter's title and after each exercise link."""
-    options = app.config.html_theme_options
-    repository = github_repository(options.get("repository_url", ""))
-    if repository is None or not has_code(Path(app.env.doc2path(docname))):
+    """``doctree-resolved``: the links under a chapter's title and after each exercise link,
+    and each exercise link made the link to the notebook the book publishes."""
+    if not has_code(Path(app.env.doc2path(docname))):
         return
-    colab = bool(app.config.course_package_url)
+    downloads = _exercise_downloads(doctree, docname)
+    repository = github_repository(app.config.html_theme_options.get("repository_url", ""))
+    if repository is not None and app.config.course_package_url:
+        _add_links(doctree, docname, repository, downloads)
+    for download, exercise_id in downloads:
+        published = posixpath.relpath(exercise_site_path(exercise_id), posixpath.dirname(docname))
+        link = nodes.reference("", "", *download.children, refuri=published, classes=["download"])
+        download.replace_self(link)
+
+
+def _add_links(
+    doctree: nodes.document,
+    docname: str,
+    repository: str,
+    downloads: list[tuple[addnodes.download_reference, str]],
+) -> None:
     title = next(iter(doctree.findall(nodes.title)), None)
     if title is not None:
         notebook = site_path(Path(docname).name)
-        intro = "This chapter as a notebook: "
-        _insert_after(title, _links(intro, repository, notebook, colab))
-    for download in list(doctree.findall(addnodes.download_reference)):
-        exercise = _exercise_notebook(docname, download)
-        if exercise is not None:
-            paragraph = download.parent
-            while not isinstance(paragraph, nodes.paragraph):
-                paragraph = paragraph.parent
-            intro = f"The exercise, {posixpath.basename(exercise)}: "
-            published = exercise_site_path(_exercise_id(exercise))
-            _insert_after(paragraph, _links(intro, repository, published, colab))
+        _insert_after(title, _links("This chapter as a notebook: ", repository, notebook))
+    for download, exercise_id in downloads:
+        paragraph = download.parent
+        while not isinstance(paragraph, nodes.paragraph):
+            paragraph = paragraph.parent
+        intro = f"The exercise, {exercise_id}.ipynb: "
+        published = exercise_site_path(exercise_id)
+        _insert_after(paragraph, _links(intro, repository, published))

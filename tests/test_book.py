@@ -38,9 +38,9 @@ def test_chapter_sources_hold_no_pasted_outputs(course):
 def test_every_chapter_links_to_its_exercise_notebook(built, course):
     for notebook in course.notebooks:
         html = (built / "book" / f"{notebook.id}.html").read_text(encoding="utf-8")
-        downloads = re.findall(r'href="([^"]*_downloads/[^"]*/' + notebook.filename + ')"', html)
-        assert downloads, f"no download link for {notebook.filename}"
-        assert (built / "book" / downloads[0]).resolve().exists()
+        published = f"../notebooks/exercises/{notebook.filename}"
+        assert f'href="{published}"' in html, f"no download link for {notebook.filename}"
+        assert (built / "book" / published).resolve().exists()
         assert f"lab/tree/exercises/{notebook.id}/{notebook.filename}" in html
 
 

@@ -1,9 +1,11 @@
-"""Each chapter and each exercise is published as a notebook, and opens in Binder from the
-course's repository, and in Colab where the notebooks install the course; while the
-repository is the placeholder, no page links either."""
+"""Each chapter and each exercise is published as a notebook whose markdown Jupyter renders;
+it opens in Colab and Binder from the course's repository where the notebooks install the
+course; while the repository is the placeholder, or without the package, no page links
+either. A chapter's download link serves the published exercise notebook."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -155,14 +157,21 @@ def test_a_chapter_page_opens_its_notebook_and_its_exercise_in_colab_and_binder(
 
 
 @pytest.mark.slow
-def test_without_the_packages_address_a_chapter_page_opens_its_notebooks_in_binder_only(
-    real_site,
-):
+def test_without_the_packages_address_a_chapter_page_has_no_colab_or_binder_link(real_site):
     html = _page(real_site)
     assert "colab.research.google.com" not in html
-    for path in (f"notebooks/{CHAPTER}.ipynb", f"notebooks/exercises/{CHAPTER}.ipynb"):
-        url = f"https://mybinder.org/v2/gh/someone/pytrees-course/notebooks?labpath={path}"
-        assert f'href="{url}"' in html, url
+    assert "pt-open-links" not in html
+    assert "mybinder.org/v2/gh/someone/pytrees-course/notebooks" not in html
+
+
+@pytest.mark.slow
+def test_a_chapter_pages_exercise_link_serves_the_notebook_the_book_publishes(placeholder_site):
+    hrefs = re.findall(r'href="([^"]*\.ipynb)"', _page(placeholder_site))
+    assert f"../notebooks/exercises/{CHAPTER}.ipynb" in hrefs
+    assert not [href for href in hrefs if "_downloads" in href]
+    published = (placeholder_site / "book" / f"../notebooks/exercises/{CHAPTER}.ipynb").resolve()
+    notebook = nbformat.read(published, as_version=4)
+    assert notebook.cells[0].source == first_cell(None).source
 
 
 @pytest.mark.slow
@@ -174,11 +183,37 @@ def test_a_chapter_page_has_no_colab_or_binder_link_while_the_repository_is_the_
     assert "mybinder.org" not in html
 
 
-def test_the_book_workflow_pushes_the_chapter_notebooks_to_the_branch_the_links_open():
+def test_the_book_workflow_pushes_the_tree_notebooks_branch_writes_to_the_branch_links_open():
     workflow = yaml.safe_load(
         (REPO_ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8")
     )
+    build = "\n".join(step.get("run", "") for step in workflow["jobs"]["build"]["steps"])
+    assert "python -m booktools.notebooks_branch _build/html _build/notebooks-branch" in build
+    uploads = [
+        step
+        for step in workflow["jobs"]["build"]["steps"]
+        if "upload-artifact" in step.get("uses", "")
+    ]
+    assert uploads[0]["with"]["path"] == "_build/notebooks-branch"
+    assert uploads[0]["with"]["include-hidden-files"] is True
     job = workflow["jobs"]["notebooks"]
     commands = "\n".join(step.get("run", "") for step in job["steps"])
+    assert f"git checkout --quiet --orphan {NOTEBOOKS_BRANCH}" in commands
     assert f"git push --force origin {NOTEBOOKS_BRANCH}" in commands
     assert job["permissions"] == {"contents": "write"}
+
+
+# what MyST leaves in markdown that Jupyter shows as it is: a role, "{name}" then a
+# backtick (but not a code span's text, as `{V:data}`), or a directive's fence,
+# "```{name}" or ":::{name}"
+MYST = re.compile(r"(?<!`)\{[\w:-]+\}`|^\s*(```|:::)\s*\{", re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_no_published_chapter_notebook_of_the_book_keeps_a_myst_role_or_directive(built):
+    notebooks = sorted((built / "notebooks").glob("*.ipynb"))
+    assert len(notebooks) >= 10
+    for path in notebooks:
+        for cell in nbformat.read(path, as_version=4).cells:
+            found = MYST.search(cell.source) if cell.cell_type == "markdown" else None
+            assert found is None, f"{path.name}: {cell.source[found.start() : found.start() + 80]}"
