@@ -425,6 +425,9 @@ CASES = [
         },
         expected={"count_leaves": "error"},
     ),
+    # nested deeper than the parser's stack: Python 3.11's parser raises MemoryError, later
+    # ones RecursionError, in whichever process reads the cell
+    Attack("nested_past_the_parser", append=("x = " + "-" * 20_000 + "1",)),
     Attack(
         "memory_bomb_in_function",
         {

@@ -149,13 +149,17 @@ def top_level_names(source: str) -> set[str]:
     return names
 
 
+TOO_DEEP = (RecursionError, MemoryError)
+"""What ``ast.parse`` raises for a cell nested deeper than its parser goes."""
+
+
 def parsed(source: str) -> ast.Module | None:
     """``source``'s syntax tree; None when it does not parse, for a syntax error or for
-    nesting deeper than the parser goes: its RecursionError, raised in the grading
-    process, would otherwise stop the whole batch."""
+    nesting deeper than the parser goes: its RecursionError (MemoryError from Python
+    3.11's parser), raised in the grading process, would otherwise stop the whole batch."""
     try:
         return ast.parse(source)
-    except (SyntaxError, RecursionError):
+    except (SyntaxError, *TOO_DEEP):
         return None
 
 
@@ -318,7 +322,7 @@ def _patches_jax(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
-    except RecursionError:  # how deep the parser goes depends on the caller's stack:
+    except TOO_DEEP:  # how deep the parser goes depends on the caller's stack:
         return True  # a worker, less deep, may run what is too deep to read here
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
