@@ -60,20 +60,15 @@ def quiz_html(
     )
 
 
-def notebook_quiz_html(
-    key: str,
-    question: str,
-    choices: Sequence[str],
-    answer: int | str,
-    explanation: str,
-    section: tuple[str, str] | None = None,
+def _notebook_html(
+    key: str, question: str, choices: list[str], index: int, explanation: str, section: str | None
 ) -> str:
     """The markup of one question where no script of the book's runs: the question, its
-    choices, and the answer with its explanation in a ``<details>`` the reader opens.
-    The section to reread is named, not linked: its address is the book page's."""
-    choices, index = _checked(key, choices, answer)
+    choices, and the answer (``choices[index]``) with its explanation in a ``<details>``
+    the reader opens. The ``section`` to reread is named by its title, not linked: its
+    address is the book page's."""
     listed = "".join(f"<li><code>{html.escape(text)}</code></li>" for text in choices)
-    reread = f" Reread <em>{html.escape(section[0])}</em>." if section else ""
+    reread = f" Reread <em>{html.escape(section)}</em>." if section else ""
     return (
         f'<div class="pt-quiz-notebook" data-key="{html.escape(key)}">'
         f"<p>{html.escape(question)}</p>"
@@ -140,7 +135,10 @@ def quiz(
     so the page can never state a wrong answer. ``section`` is the ``(title,
     address)`` of the section whose rule decides the answer, linked under the
     explanation. In the book's build the question answers in the page; elsewhere (a
-    notebook) it shows its choices, then the answer when asked (:func:`notebook_quiz_html`).
+    notebook) it shows its choices, then the answer when asked.
     """
-    markup = quiz_html if os.environ.get(IN_THE_BOOK) == "1" else notebook_quiz_html
-    return HTML(markup(key, question, choices, answer, explanation, section))
+    if os.environ.get(IN_THE_BOOK) == "1":
+        return HTML(quiz_html(key, question, choices, answer, explanation, section))
+    listed, index = _checked(key, choices, answer)
+    title = section[0] if section else None
+    return HTML(_notebook_html(key, question, listed, index, explanation, title))
