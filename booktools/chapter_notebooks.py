@@ -10,7 +10,10 @@ import, and the course's pinned libraries; without, it says what to install.
 Its markdown cells are made plain markdown (:mod:`booktools.plain_markdown`): what
 only the book's build reads, cross-references, directives and links to other chapters'
 sources, becomes links to the book's pages (``html_baseurl``) or the text and the chapter
-it names. The notebook is what the chapter's Colab and Binder links open
+it names. A markdown cell tagged ``clone-only`` (what only a reader with a clone of the
+course can follow, as ``./course serve``) is left out; a cell whose input or output the
+page hides (``remove-input``, ``hide-output``) has it hidden in Jupyter and Colab too.
+The notebook is what the chapter's Colab and Binder links open
 (:mod:`booktools.open_links`), and what a learner downloads to run it in any Jupyter.
 An exercise notebook is published as a release gives it to learners
 (:func:`autograder.author.release.released_notebook`: its links to the book made
@@ -34,6 +37,8 @@ from autograder.load.course import EXERCISES
 from booktools.plain_markdown import Book, plain_markdown
 
 NOTEBOOKS_FOLDER = "notebooks"
+# a chapter's markdown cell for the reader with a clone of the course, not in its notebook
+CLONE_ONLY = "clone-only"
 
 
 def site_path(chapter_id: str) -> str:
@@ -82,10 +87,28 @@ def published_chapter(source: Path, first: NotebookNode, book: Book, docname: st
     """:func:`chapter_notebook` of the chapter ``docname`` at ``source``, its markdown cells
     made plain markdown against ``book`` (:func:`booktools.plain_markdown.plain_markdown`)."""
     notebook = chapter_notebook(source, first)
+    notebook.cells = [cell for cell in notebook.cells if CLONE_ONLY not in _tags(cell)]
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             cell.source = plain_markdown(cell.source, book, docname, source)
+        else:
+            _hidden_as_on_the_page(cell)
     return notebook
+
+
+def _tags(cell: NotebookNode) -> list[str]:
+    return list(cell.metadata.get("tags", []))
+
+
+def _hidden_as_on_the_page(cell: NotebookNode) -> None:
+    """Hide in the notebook what the page hides of code ``cell``: its source (a question's
+    ``quiz(...)`` call, which holds the answer) in Jupyter and in Colab's form view, and
+    its output (a question's answer) in Jupyter until the reader opens it."""
+    if "remove-input" in _tags(cell):
+        cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+        cell.metadata["cellView"] = "form"
+    if "hide-output" in _tags(cell):
+        cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
 
 
 def exercise_notebook(path: Path, first: NotebookNode, book_url: str | None) -> NotebookNode:

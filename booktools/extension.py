@@ -13,6 +13,7 @@
 - No Binder button while ``repository.url`` is the placeholder (see :mod:`booktools.binder`).
 - A change to ``booktools``' code runs every chapter again
   (:mod:`booktools.execution_cache`).
+- Questions written for the book's page while it is built (see :mod:`booktools.quiz`).
 - Each chapter as a notebook in the site (:mod:`booktools.chapter_notebooks`), and
   links that open it, and each exercise notebook, in Colab and Binder
   (:mod:`booktools.open_links`).
@@ -21,6 +22,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from booktools.binder import hide_binder_for_the_placeholder
 from booktools.chapter_notebooks import exercise_source, write_chapter_notebooks
 from booktools.execution_cache import read_all_after_a_booktools_change
 from booktools.open_links import add_open_links
+from booktools.quiz import IN_THE_BOOK
 
 
 class CourseProgress(SphinxDirective):
@@ -94,6 +97,8 @@ def write_empty_progress(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    # the kernels that run the chapters inherit it: their questions answer in the page
+    os.environ[IN_THE_BOOK] = "1"
     app.add_directive("course-progress", CourseProgress)
     # the learners' package's address: the chapter notebooks' first cell installs from it
     app.add_config_value("course_package_url", None, "html", types=[str])

@@ -8,7 +8,8 @@ chapter and exercise notebooks it built (:mod:`booktools.chapter_notebooks`) to 
 branch ``NOTEBOOKS_BRANCH``, a tree of those notebooks alone
 (:mod:`booktools.notebooks_branch`). The links open them there, in Colab and on
 Binder alike; none of the course is there, so the links are given only when the
-notebooks open with the cell that installs it (``course_package_url`` set), and
+notebooks open with the cell that installs it from an http(s) address
+(``course_package_url``: a local path installs only on the machine that has it), and
 left out while ``repository.url`` is the placeholder (see :mod:`booktools.binder`),
 or names no GitHub repository.
 
@@ -45,6 +46,12 @@ def github_repository(url: str) -> str | None:
     return "/".join(path)
 
 
+def is_web_address(package_url: str | None) -> bool:
+    """Whether Colab and Binder can install the learners' package from ``package_url``:
+    an http(s) address, not a local path (which still serves a test's install cell)."""
+    return urlsplit(package_url or "").scheme in ("http", "https")
+
+
 def colab_url(repository: str, branch: str, path: str) -> str:
     """The address that opens notebook ``path`` of ``repository`` at ``branch`` in Colab."""
     return f"https://colab.research.google.com/github/{repository}/blob/{branch}/{quote(path)}"
@@ -68,6 +75,20 @@ def _links(intro: str, repository: str, path: str) -> nodes.paragraph:
 
 def _insert_after(node: nodes.Node, added: nodes.Node) -> None:
     node.parent.insert(node.parent.index(node) + 1, added)
+
+
+def insert_after_its_block(paragraph: nodes.Element, added: nodes.Node) -> None:
+    """Insert ``added`` after ``paragraph``, or after the list it is in, and after what
+    it introduces: a paragraph ending in ":" is read with the code block or list under it."""
+    block: nodes.Element = paragraph
+    while isinstance(block.parent, (nodes.list_item, nodes.bullet_list, nodes.enumerated_list)):
+        block = block.parent
+    while block.astext().rstrip().endswith(":"):
+        following = block.next_node(descend=False, siblings=True, ascend=False)
+        if following is None:
+            break
+        block = following
+    _insert_after(block, added)
 
 
 def _exercise_notebook(docname: str, download: addnodes.download_reference) -> str | None:
@@ -100,7 +121,7 @@ def add_open_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         return
     downloads = _exercise_downloads(doctree, docname)
     repository = github_repository(app.config.html_theme_options.get("repository_url", ""))
-    if repository is not None and app.config.course_package_url:
+    if repository is not None and is_web_address(app.config.course_package_url):
         _add_links(doctree, docname, repository, downloads)
     for download, exercise_id in downloads:
         published = posixpath.relpath(exercise_site_path(exercise_id), posixpath.dirname(docname))
@@ -124,4 +145,4 @@ def _add_links(
             paragraph = paragraph.parent
         intro = f"The exercise, {exercise_id}.ipynb: "
         published = exercise_site_path(exercise_id)
-        _insert_after(paragraph, _links(intro, repository, published))
+        insert_after_its_block(paragraph, _links(intro, repository, published))

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
@@ -119,6 +120,8 @@ class _Chapter:
                 href = str(child.attrs.get("href", ""))
                 if _is_chapter_source(href):
                     block = self._link(block, href)
+                elif not urlsplit(href).scheme:
+                    block = self._label_link(block, href)
         return block
 
     def _role(self, role: Token) -> str:
@@ -147,11 +150,16 @@ class _Chapter:
     def _link(self, block: str, href: str) -> str:
         target, _, anchor = href.partition("#")
         page = self._docname(target.removesuffix(".md"))
-        # markdown-it says this is a link, not where its source is: the first
-        # "[...](href)" with this exact href is found in the block's lines
-        source = re.compile(r"\[([^\]]*)\]\(" + re.escape(href) + r"\)")
-        anchor = f"#{anchor}" if anchor else ""
-        return source.sub(lambda link: self._reference(link[1], page, anchor), block, count=1)
+        return _replace_link(block, href, page, f"#{anchor}" if anchor else "", self._reference)
+
+    def _label_link(self, block: str, href: str) -> str:
+        """A MyST link to a label, ``[text](label)``, as the ``{ref}`` to it reads."""
+        if href not in self.book.labels:
+            raise self._fail(f"a link to {href!r}, neither an address nor a label the book has")
+        page, anchor, section = self.book.labels[href]
+        return _replace_link(
+            block, href, page, f"#{anchor}", lambda text, *at: self._reference(text or section, *at)
+        )
 
     def _docname(self, target: str) -> str:
         page = posixpath.normpath(posixpath.join(posixpath.dirname(self.docname), target))
@@ -181,6 +189,18 @@ class _Chapter:
             included = (self.source.parent / argument).read_text(encoding="utf-8")
             return f"```{options.get('language', '')}\n{included.rstrip()}\n```\n"
         raise self._fail(f"the directive {{{name}}} has no plain-markdown form")
+
+
+def _replace_link(
+    block: str, href: str, page: str, anchor: str, reference: Callable[[str, str, str], str]
+) -> str:
+    """``block`` with its first ``[text](href)`` replaced by ``reference(text, page, anchor)``.
+
+    markdown-it says this is a link, not where its source is: the first "[...](href)"
+    with this exact href is found in the block's lines.
+    """
+    source = re.compile(r"\[([^\]]*)\]\(" + re.escape(href) + r"\)")
+    return source.sub(lambda link: reference(link[1], page, anchor), block, count=1)
 
 
 def _replace_role(block: str, role: Token, replacement: str) -> str:

@@ -62,6 +62,17 @@ def test_a_link_to_a_chapters_source_links_its_page_or_names_it():
     assert _plain(text) == "Read *the threat model* (in the chapter *Other Chapter*) first.\n"
 
 
+def test_a_link_to_a_label_reads_as_the_ref_to_it():
+    text = "See [that part](sec-there), [](sec-here).\n"
+    assert _plain(text, WITH_ADDRESS) == (
+        f"See [that part]({URL}/book/other.html#sec-there), "
+        f"[A Section Here]({URL}/book/here.html#sec-here).\n"
+    )
+    assert _plain(text) == (
+        "See *that part* (in the chapter *Other Chapter*), *A Section Here* (in this chapter).\n"
+    )
+
+
 def test_links_elsewhere_and_roles_in_code_are_left_as_they_are():
     text = "Write `{ref}` as in [the guide](https://example.org/guide.md).\n\n```\n{ref}`x`\n```\n"
     assert _plain(text) == text
@@ -115,6 +126,7 @@ def test_roles_in_the_cells_of_a_table_row_are_each_converted():
         ("```{tableofcontents}\n```\n", "the directive {tableofcontents}"),
         ("{ref}`sec-nowhere`\n", "'sec-nowhere'"),
         ("[x](nowhere.md)\n", "nowhere"),
+        ("[x](sec-nowhere)\n", "'sec-nowhere'"),
     ],
 )
 def test_myst_with_no_plain_form_is_an_error_naming_the_chapter(text, named):
