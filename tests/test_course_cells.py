@@ -6,8 +6,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from autograder import notebook
 from autograder.load.course import EXERCISES, SOLUTIONS, load_notebook
 from autograder.load.learner_notebook import (
+    LEARNER_TOOLS,
     cells_rebinding_given,
     cells_to_run,
     cells_touching_the_grader,
@@ -70,11 +72,38 @@ def test_a_locked_cell_whose_source_changed_is_the_learner_s(course, learner):
         "import jax\njax.tree.leaves = lambda tree: []",
         "import jax\nsetattr(jax.tree_util, 'tree_leaves', len)",
         "import importlib\nm = importlib.import_module('x')",
+        # more than an import of the learner's tools, each under its own name
+        "from autograder.notebook import status\nstatus()",
+        "from autograder.notebook import status; import sys",
+        "from autograder.notebook import status as progress",
+        "from autograder.notebook import *",
+        "import autograder.notebook as tools",
+        "import autograder.notebook\nautograder.notebook.status()",
+        "from autograder.learner.feedback import check",
     ],
 )
 def test_a_learner_cell_that_reaches_into_the_grader_or_jax_is_reported(course, learner, source):
     learner.cells.append(_code(source))
     assert len(cells_touching_the_grader(learner, course)) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from autograder.notebook import status",
+        "from autograder.notebook import check, hint, solution, status",
+        "# my progress\nfrom autograder.notebook import (\n    hint,\n    status,\n)\n",
+    ],
+)
+def test_a_learner_cell_that_only_imports_the_learner_s_tools_is_not_reported(
+    course, learner, source
+):
+    learner.cells.append(_code(source))
+    assert cells_touching_the_grader(learner, course) == []
+
+
+def test_the_learner_s_tools_are_what_autograder_notebook_offers():
+    assert set(notebook.__all__) == LEARNER_TOOLS
 
 
 def test_a_learner_s_own_variable_called_tree_is_not_reported(course, learner):

@@ -318,6 +318,11 @@ def test_check_and_hint_are_silent_while_grading(released_course, progress_env, 
     assert not Path(progress_env["PYTREES_PROGRESS"]).exists(), "a grader's run recorded progress"
 
 
+def test_status_is_silent_while_grading(progress_env):
+    env = {**progress_env, "PYTREES_GRADING": "1"}
+    assert _kernel_like_run("from autograder.notebook import status\nstatus()", env) == ""
+
+
 def test_check_speaks_while_nbgrader_validates(released_course, progress_env):
     name = released_course.functions[0].name
     env = {**progress_env, "NBGRADER_EXECUTION": "validate"}

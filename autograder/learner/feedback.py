@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ import nbformat  # noqa: F401
 from autograder.compare.returned import Calls, short_repr
 from autograder.compare.verdicts import mark, run_test_cell
 from autograder.learner import progress, sealing
+from autograder.learner.grading import under_a_grader
 from autograder.learner.kernel_jax import refuse_if_stale
 from autograder.learner.notebook_file import kernel_history, notebook_file
 from autograder.learner.probes import label, probe_results
@@ -50,16 +50,6 @@ from autograder.load.learner_notebook import (
     read_notebook,
 )
 from autograder.load.names import no_such, sentence
-
-
-def _grading() -> bool:
-    """Whether a grader runs this kernel: this course's (``PYTREES_GRADING``) or nbgrader's
-    autograde, which documents ``NBGRADER_EXECUTION=autograde`` for the kernels it runs."""
-    return (
-        os.environ.get("PYTREES_GRADING") == "1"
-        or os.environ.get("NBGRADER_EXECUTION") == "autograde"
-    )
-
 
 _NO_SUCH_EXERCISE = "the exercises are the functions the notebook's check cells name"
 
@@ -156,7 +146,7 @@ def check(name: str | None = None) -> None:
     Without a name, run those of every function of the kernel's notebook, a line each.
     Where the kernel runs another JAX than the installed one, says to restart instead.
     """
-    if _grading() or refuse_if_stale():
+    if under_a_grader() or refuse_if_stale():
         return
     namespace = dict(_learner_namespace())
     if name is None:
@@ -245,7 +235,7 @@ def _kernel_notebook(
 
 def hint(name: str) -> None:
     """Show the hints of ``name`` opened so far, and one more."""
-    if _grading():
+    if under_a_grader():
         return
     function = _function(name)
     if function is None:
@@ -307,7 +297,7 @@ def solution(name: str) -> None:
     on the probes open the seal. A failing visible test is named, and nothing opens.
     Where the kernel runs another JAX than the installed one, says to restart instead.
     """
-    if _grading() or refuse_if_stale():
+    if under_a_grader() or refuse_if_stale():
         return
     function = _function(name)
     if function is None:

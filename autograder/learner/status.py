@@ -17,6 +17,7 @@ from rich.console import Console
 
 from autograder.compare.verdicts import mark
 from autograder.learner import progress
+from autograder.learner.grading import under_a_grader
 from autograder.load.course import Course, ExerciseNotebook, learner_course_folder, load_course
 from autograder.load.names import no_such, sentence
 from autograder.safe_text import clean, points
@@ -28,7 +29,10 @@ WIDTH = 100
 def status(chapter: str | None = None) -> None:
     """Print one row per chapter (functions passing, points, the files checked) and a
     total; with ``chapter``, that chapter's functions under the file each was last
-    checked in. A chapter not in the course is named with the closest one."""
+    checked in. A chapter not in the course is named with the closest one. Prints
+    nothing while a grader runs the notebook (see :func:`under_a_grader`)."""
+    if under_a_grader():
+        return
     course = load_course(learner_course_folder())
     # plain text on the cell's output, as check prints: no terminal codes, no widget
     out = Console(file=sys.stdout, width=WIDTH, color_system=None, force_jupyter=False)

@@ -289,6 +289,10 @@ GRADER_TOUCHING = re.compile(
 name spelled in pieces (``'auto' + 'grader'``)."""
 
 
+LEARNER_TOOLS = frozenset({"check", "hint", "solution", "status"})
+"""The names ``autograder.notebook`` offers a learner (its ``__all__``)."""
+
+
 def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) -> list[str]:
     """The learner's own code cells that could patch what the watchers see, by :func:`cell_label`.
 
@@ -297,18 +301,38 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
     nothing. It is reported when it mentions ``autograder``, ``sys.modules``, ``jax._src``,
     ``importlib``, ``__import__``, ``ctypes`` or JAX's ``default_registry``, or assigns
     to (or ``setattr``s, or deletes) an attribute of ``jax`` or of one of JAX's tree
-    modules (see book/security.md).
+    modules (see book/security.md); unless all it does is import the learner's tools
+    (:func:`imports_learner_tools_only`).
     """
     found = []
     for cell in nb.cells:
         if cell.get("cell_type") != "code" or course.owns(cell):
             continue
         source = _source(cell)
-        if is_install_cell(source):
+        if is_install_cell(source) or imports_learner_tools_only(source):
             continue
         if GRADER_TOUCHING.search(source) or _patches_jax(source):
             found.append(cell_label(source))
     return found
+
+
+def imports_learner_tools_only(source: str) -> bool:
+    """Whether ``source`` is nothing but ``from autograder.notebook import ...`` of
+    :data:`LEARNER_TOOLS`, each under its own name: the import the course's docs once told
+    learners to add, which touches nothing the watchers see. Any other statement, module,
+    alias or form of import leaves the cell to be reported."""
+    tree = parsed(source)
+    return (
+        tree is not None
+        and bool(tree.body)
+        and all(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "autograder.notebook"
+            and node.level == 0
+            and all(alias.name in LEARNER_TOOLS and alias.asname is None for alias in node.names)
+            for node in tree.body
+        )
+    )
 
 
 PATCHED_MODULES = ("jax", "tree_util", "jtu")
