@@ -80,6 +80,9 @@ def test_a_locked_cell_whose_source_changed_is_the_learner_s(course, learner):
         "import autograder.notebook as tools",
         "import autograder.notebook\nautograder.notebook.status()",
         "from autograder.learner.feedback import check",
+        # full-width letters, which Python reads as the ASCII names (NFKC)
+        "import \uff41\uff55\uff54\uff4f\uff47\uff52\uff41\uff44\uff45\uff52.learner.grading as g",
+        "import sys\nm = sys.\uff4d\uff4f\uff44\uff55\uff4c\uff45\uff53",
     ],
 )
 def test_a_learner_cell_that_reaches_into_the_grader_or_jax_is_reported(course, learner, source):

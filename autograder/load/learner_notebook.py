@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from json import JSONDecodeError
 from pathlib import Path
@@ -311,7 +312,9 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
         source = _source(cell)
         if is_install_cell(source) or imports_learner_tools_only(source):
             continue
-        if GRADER_TOUCHING.search(source) or _patches_jax(source):
+        # Python reads identifiers in NFKC form, so a full-width ``ａｕｔｏｇｒａｄｅｒ`` imports
+        # the grader: the text is searched as Python will read it.
+        if GRADER_TOUCHING.search(unicodedata.normalize("NFKC", source)) or _patches_jax(source):
             found.append(cell_label(source))
     return found
 
