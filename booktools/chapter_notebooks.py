@@ -83,10 +83,16 @@ def chapter_notebook(source: Path, first: NotebookNode) -> NotebookNode:
     return _opened_with(notebook, first)
 
 
-def published_chapter(source: Path, first: NotebookNode, book: Book, docname: str) -> NotebookNode:
+def published_chapter(
+    source: Path, first: NotebookNode, book: Book, docname: str
+) -> NotebookNode | None:
     """:func:`chapter_notebook` of the chapter ``docname`` at ``source``, its markdown cells
-    made plain markdown against ``book`` (:func:`booktools.plain_markdown.plain_markdown`)."""
-    notebook = chapter_notebook(source, first)
+    made plain markdown against ``book`` (:func:`booktools.plain_markdown.plain_markdown`);
+    None for a page without code cells, which is no chapter notebook."""
+    read = _read_with_code(source)
+    if read is None:
+        return None
+    notebook = _opened_with(read, first)
     notebook.cells = [cell for cell in notebook.cells if CLONE_ONLY not in _tags(cell)]
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
@@ -133,24 +139,26 @@ def write_chapter_notebooks(app: Sphinx, exception: Exception | None) -> None:
         return
     # the course's pins are read from every exercise notebook: once a build
     first = course_first_cell(app.config.course_package_url)
-    book = _book(app)
+    address = _book_address(app)
+    book = _book(app, address)
     for docname in sorted(app.env.found_docs):
-        source = Path(app.env.doc2path(docname))
-        if has_code(source):
-            chapter = Path(docname).name
-            notebook = published_chapter(source, first, book, docname)
-            _write(Path(app.outdir) / site_path(chapter), notebook)
-            exercise = exercise_source(chapter)
-            if exercise.is_file():
-                published = exercise_notebook(exercise, first, _book_address(app))
-                _write(Path(app.outdir) / exercise_site_path(chapter), published)
+        notebook = published_chapter(Path(app.env.doc2path(docname)), first, book, docname)
+        if notebook is None:
+            continue
+        chapter = Path(docname).name
+        _write(Path(app.outdir) / site_path(chapter), notebook)
+        exercise = exercise_source(chapter)
+        if exercise.is_file():
+            published = exercise_notebook(exercise, first, address)
+            _write(Path(app.outdir) / exercise_site_path(chapter), published)
 
 
-def _book(app: Sphinx) -> Book:
-    """What the chapters' references resolve against in the book ``app`` built."""
+def _book(app: Sphinx, address: str | None) -> Book:
+    """What the chapters' references resolve against in the book ``app`` built, published
+    at ``address``."""
     titles = {docname: title.astext() for docname, title in app.env.titles.items()}
     labels = app.env.domaindata["std"]["labels"]
-    return Book(_book_address(app), titles, labels, published_exercise)
+    return Book(address, titles, labels, published_exercise)
 
 
 def published_exercise(path: str) -> str | None:

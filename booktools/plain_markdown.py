@@ -129,9 +129,9 @@ class _Chapter:
         explicit = explicit_title_re.match(content)  # "text <target>"
         text, target = (explicit.group(1), explicit.group(2)) if explicit else (None, content)
         if name == "ref":
-            if target not in self.book.labels:
-                raise self._fail(f"{{ref}} to {target!r}, a label the book does not have")
-            page, anchor, section = self.book.labels[target]
+            page, anchor, section = self._label(
+                target, f"{{ref}} to {target!r}, a label the book does not have"
+            )
             return self._reference(text or section, page, f"#{anchor}")
         if name == "doc":
             return self._reference(text, self._docname(target), "")
@@ -154,12 +154,19 @@ class _Chapter:
 
     def _label_link(self, block: str, href: str) -> str:
         """A MyST link to a label, ``[text](label)``, as the ``{ref}`` to it reads."""
-        if href not in self.book.labels:
-            raise self._fail(f"a link to {href!r}, neither an address nor a label the book has")
-        page, anchor, section = self.book.labels[href]
+        page, anchor, section = self._label(
+            href, f"a link to {href!r}, neither an address nor a label the book has"
+        )
         return _replace_link(
             block, href, page, f"#{anchor}", lambda text, *at: self._reference(text or section, *at)
         )
+
+    def _label(self, label: str, missing: str) -> tuple[str, str, str]:
+        """``label``'s page, anchor and section title; MystError ``missing`` when the book
+        has no such label."""
+        if label not in self.book.labels:
+            raise self._fail(missing)
+        return self.book.labels[label]
 
     def _docname(self, target: str) -> str:
         page = posixpath.normpath(posixpath.join(posixpath.dirname(self.docname), target))
