@@ -310,11 +310,13 @@ def cells_touching_the_grader(nb: nbformat.NotebookNode, course: CourseCells) ->
         if cell.get("cell_type") != "code" or course.owns(cell):
             continue
         source = _source(cell)
-        if is_install_cell(source) or imports_learner_tools_only(source):
+        if is_install_cell(source):
             continue
         # Python reads identifiers in NFKC form, so a full-width ``ａｕｔｏｇｒａｄｅｒ`` imports
-        # the grader: the text is searched as Python will read it.
-        if GRADER_TOUCHING.search(unicodedata.normalize("NFKC", source)) or _patches_jax(source):
+        # the grader: the text is searched as Python will read it. The exemption parses the
+        # cell, so it is asked only of a cell the search finds.
+        mentions = GRADER_TOUCHING.search(unicodedata.normalize("NFKC", source))
+        if (mentions and not imports_learner_tools_only(source)) or _patches_jax(source):
             found.append(cell_label(source))
     return found
 
