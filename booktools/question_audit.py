@@ -307,9 +307,11 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
         if isinstance(statement, ast.For):
             _bind_loop(statement, names)  # what its body sees
         inside = {k: v for k, v in names.items() if k not in _parameters(statement)}
+        defines = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for node in ast.walk(statement):
             call = _call(node, inside)
-            if call is not None:
+            # a definition setting attributes (self.x = x) changes nothing yet
+            if call is not None and not (defines and call.function == "setattr"):
                 found.append(call)
         _bind(statement, names)
     return found

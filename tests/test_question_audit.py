@@ -146,3 +146,12 @@ def test_a_question_without_a_hidden_code_cell_of_its_own_is_listed(tmp_path):
         encoding="utf-8",
     )
     assert [q.key for q in questions_without_code([("page", page)])] == ["page-2"]
+
+
+def test_attributes_set_inside_a_definition_change_nothing_yet(tmp_path):
+    registered = "@jax.tree_util.register_pytree_node_class\nclass {}:\n"
+    keeping = "    def __init__(self, x):\n        pass\n\njax.tree.leaves([Pair(1.0)])"
+    setting = "    def __init__(self, x):\n        self.x = x\n\njax.tree.leaves([Other(2.0)])"
+    shown = _shown(registered.format("Pair") + keeping)
+    asked = _question(registered.format("Other") + setting)
+    assert [line.split(":")[0] for line in _recalled(tmp_path, shown, asked)] == ["page-1"]
