@@ -140,11 +140,12 @@ def read_page(path: Path, chapter: str) -> list[tuple[Cell, list[Question]]]:
 
 # ---------------------------------------------------------------- what a value is built of
 
-# Builders of plain containers; an OrderedDict, a defaultdict, a Counter or a namedtuple
-# is a kind of its own.
-_MAPPINGS = ("dict", "list", "tuple")
+# Builders of plain containers (the chapters' rules treat every mapping as a dict, apart
+# from its order); a Counter, which JAX keeps as a leaf, and a namedtuple class are
+# kinds of their own.
+_MAPPINGS = ("dict", "list", "tuple", "collections.OrderedDict", "collections.defaultdict")
+_OTHER_MAPPINGS = ("collections.Counter",)
 _CLASS_MAKERS = ("collections.namedtuple", "typing.NamedTuple")
-_OTHER_MAPPINGS = ("collections.OrderedDict", "collections.defaultdict", "collections.Counter")
 # The types of leaves; every other kind is a node of a tree, or something unknown.
 LEAF_TYPES = frozenset({"number", "str", "bytes", "set", "array", "int array"})
 # Array functions whose result is an int array when given only ints.

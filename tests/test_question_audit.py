@@ -155,3 +155,13 @@ def test_attributes_set_inside_a_definition_change_nothing_yet(tmp_path):
     shown = _shown(registered.format("Pair") + keeping)
     asked = _question(registered.format("Other") + setting)
     assert [line.split(":")[0] for line in _recalled(tmp_path, shown, asked)] == ["page-1"]
+
+
+def test_an_ordered_dict_is_a_plain_container_and_a_counter_a_kind_of_its_own(tmp_path):
+    imports = "from collections import Counter, OrderedDict\n"
+    ordered = _question(f"{imports}jax.tree.leaves(OrderedDict(z=3, y=4))")
+    counter = _question(f"{imports}jax.tree.leaves(Counter(z=3, y=4))")
+    assert [line.split(":")[0] for line in _recalled(tmp_path, _shown(SHOWN), ordered)] == [
+        "page-1"
+    ]
+    assert _recalled(tmp_path, _shown(SHOWN), counter) == []
