@@ -164,12 +164,13 @@ Kinds = frozenset[str]
 
 
 def kinds(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
-    """What the value ``node`` is built of, at every depth: its containers (``dict``,
-    ``list``, ``tuple``, and ``empty`` for an empty one), ``None``, instances of the
-    page's classes (by how each class is made, see :func:`_bind`), functions (by the
-    form of what a lambda returns: ``fn->tuple``, ``fn->item``, ``fn``), and the types
-    of its leaves (:data:`LEAF_TYPES`). ``names`` maps the names bound so far to their
-    kinds. Another call's result is asked by that call: it adds nothing."""
+    """What the value ``node`` is built of, at every depth: plain containers (a dict, a
+    list or a tuple is a ``container``, an empty one ``empty``), ``None``, generators,
+    Counters, instances of the page's classes (by how each class was made, see
+    :func:`_bind`), functions (by the form of what a lambda returns: ``fn->tuple``,
+    ``fn->item``, ``fn``), and the types of its leaves (:data:`LEAF_TYPES`). ``names``
+    maps the names bound so far to their kinds. Another call's result is asked by that
+    call: it adds nothing."""
     if isinstance(node, ast.Constant):
         if node.value is None or isinstance(node.value, (str, bytes)):
             return frozenset({type(node.value).__name__.replace("NoneType", "None")})
@@ -244,7 +245,8 @@ def _modules(names: dict[str, Kinds]) -> set[str]:
 
 
 def _maker(function: str, names: dict[str, Kinds]) -> str:
-    """How the page made the function or class ``function`` names (``fn jit`` ...), or ""."""
+    """How the page made the function or class ``function`` names (``fn jax.jit``,
+    ``fn load``, ``class(jax.tree_util.register_pytree_node_class)``), or ""."""
     made = [k for k in names.get(function, ()) if k.startswith(("fn", "class("))]
     return made[0] if made else ""
 
@@ -300,8 +302,9 @@ class Call:
 def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
     """The calls ``code`` makes of a function imported or defined on the page (not of
     array functions on numbers, which make values, nor of classes, which make
-    instances), each with the kinds of its arguments (:func:`kinds`), and each
-    comparison of results (``s1 == s2``) as a call of ``==``. ``names`` maps the names
+    instances), each with the kinds of its arguments (:func:`kinds`); a comparison of
+    results (``s1 == s2``) is a call of ``==``, and an attribute set outside a
+    definition (``mode.name = "tanh"``) a call of ``setattr``. ``names`` maps the names
     bound so far to their kinds; what ``code`` binds is added to it."""
     found = []
     for statement in _statements(code):
@@ -319,6 +322,7 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
 
 
 def _call(node: ast.AST, names: dict[str, Kinds]) -> Call | None:
+    """``node`` as a call :func:`cell_calls` counts, or None."""
     if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute):
         # an object changed in place
         return Call("setattr", (("0", kinds(node.targets[0].value, names)),))
@@ -403,8 +407,9 @@ def _bind(statement: ast.stmt, names: dict[str, Kinds]) -> None:
     elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         call = statement.value
         function = _dotted(call.func, names)
-        if function.startswith("jax.tree_util.register_") and isinstance(call.args[0], ast.Name):
-            names[call.args[0].id] = frozenset({f"class({function})"})
+        registered = call.args[0] if call.args else None
+        if function.startswith("jax.tree_util.register_") and isinstance(registered, ast.Name):
+            names[registered.id] = frozenset({f"class({function})"})
     elif isinstance(statement, ast.For):
         _bind_loop(statement, names)
     if isinstance(statement, (ast.For, ast.With, ast.Try, ast.If)):
@@ -424,6 +429,10 @@ def _bind_loop(loop: ast.For, names: dict[str, Kinds]) -> None:
 
 
 def _bound(value: ast.expr, names: dict[str, Kinds]) -> Kinds:
+    """The kinds a name assigned ``value`` gets: an alias of an imported function, a
+    namedtuple class, a transformed function (with its static arguments named), a
+    call's result (its function, and for comparisons its arguments' kinds), or the
+    value's own kinds."""
     dotted = _dotted(value, names) if isinstance(value, (ast.Name, ast.Attribute)) else ""
     if dotted.split(".")[0] in _modules(names):
         return frozenset({f"import {dotted}"})  # s = jax.tree.structure
