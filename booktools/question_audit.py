@@ -304,7 +304,8 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
     array functions on numbers, which make values, nor of classes, which make
     instances), each with the kinds of its arguments (:func:`kinds`); a comparison of
     results (``s1 == s2``) is a call of ``==``, and an attribute set outside a
-    definition (``mode.name = "tanh"``) a call of ``setattr``. ``names`` maps the names
+    definition (``mode.name = "tanh"``) a call of ``setattr``; the arguments of a call of
+    a result (``jax.vmap(f)(x, y)``) are one argument. ``names`` maps the names
     bound so far to their kinds; what ``code`` binds is added to it."""
     found = []
     for statement in _statements(code):
@@ -343,6 +344,10 @@ def _call(node: ast.AST, names: dict[str, Kinds]) -> Call | None:
     made = _maker(function, names)
     arguments = [(str(i), kinds(a, names)) for i, a in enumerate(node.args)]
     arguments += [(k.arg or "**", kinds(k.value, names)) for k in node.keywords]
+    if function.endswith(")"):
+        # jax.vmap(f)(...) takes f's arguments, in f's order, which differs from one
+        # function to the next: they are compared together
+        arguments = [("*", frozenset().union(*(held for _, held in arguments)))]
     return Call(made if made.startswith("fn ") else function, tuple(arguments))
 
 

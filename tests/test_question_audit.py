@@ -165,3 +165,9 @@ def test_an_ordered_dict_is_a_plain_container_and_a_counter_a_kind_of_its_own(tm
         "page-1"
     ]
     assert _recalled(tmp_path, _shown(SHOWN), counter) == []
+
+
+def test_a_transformed_functions_arguments_are_compared_whatever_their_places(tmp_path):
+    shown = _shown("def loss(p, x):\n    return p\n\njax.grad(loss)({'w': 1.0}, 2.0)")
+    asked = _question("def total(tree):\n    return tree\n\njax.grad(total)({'b': 3.0})")
+    assert [line.split(":")[0] for line in _recalled(tmp_path, shown, asked)] == ["page-1"]
