@@ -3,9 +3,10 @@
 The rule. A question is *recall* when every call its own code makes was already made
 in a cell whose output the reader saw, on arguments of the same kinds: the same
 function, and for each argument one earlier call that held every node kind it holds
-(``None``, empty containers, the page's classes, kinds of functions) while each of
-its leaf types (numbers, strings, arrays, int arrays) was held by some earlier call of
-that function (:func:`showing`). It is recall too when its right choice, of at least
+(``None``, empty containers, the page's classes, kinds of functions; a keyword
+argument written as a literal, its value) while each of its leaf types (numbers,
+strings, arrays, int arrays) was held by some earlier call of that function
+(:func:`showing`). It is recall too when its right choice, of at least
 ``MIN_SHOWN_ANSWER`` characters, is a whole line of an earlier visible output.
 
 What the reader has seen before a question: every visible output of its page and of
@@ -190,7 +191,7 @@ def kinds(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
         return frozenset(
             "fn" if k.startswith("fn ") else k
             for k in bound
-            if not k.startswith(("result ", "compared "))
+            if not k.startswith(("result ", "compared ", "= "))
         )
     if isinstance(node, ast.Lambda):
         forms = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Subscript: "item"}
@@ -343,12 +344,29 @@ def _call(node: ast.AST, names: dict[str, Kinds]) -> Call | None:
         return None  # array math on leaves: it asks nothing about trees
     made = _maker(function, names)
     arguments = [(str(i), kinds(a, names)) for i, a in enumerate(node.args)]
-    arguments += [(k.arg or "**", kinds(k.value, names)) for k in node.keywords]
+    arguments += [(k.arg or "**", _option(k.value, names)) for k in node.keywords]
     if function.endswith(")"):
         # jax.vmap(f)(...) takes f's arguments, in f's order, which differs from one
         # function to the next: they are compared together
         arguments = [("*", frozenset().union(*(held for _, held in arguments)))]
     return Call(made if made.startswith("fn ") else function, tuple(arguments))
+
+
+def _option(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
+    """A keyword argument written as a literal, or as a name assigned one, by its value
+    (``= (None, 0)``); another by its kinds."""
+    if isinstance(node, ast.Name):
+        written = {k for k in names.get(node.id, ()) if k.startswith("= ")}
+        return frozenset(written) or kinds(node, names)
+    return frozenset({f"= {ast.unparse(node)}"}) if _is_literal(node) else kinds(node, names)
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except ValueError:
+        return False
+    return True
 
 
 def _result(node: ast.expr, names: dict[str, Kinds]) -> str:
@@ -452,7 +470,8 @@ def _bound(value: ast.expr, names: dict[str, Kinds]) -> Kinds:
         if call is None:
             return frozenset({"value"})
         return frozenset({f"result {call.function}()", f"compared {call}"})
-    return kinds(value, names) or frozenset({"value"})
+    written = {f"= {ast.unparse(value)}"} if _is_literal(value) else set()
+    return (kinds(value, names) | written) or frozenset({"value"})
 
 
 # ---------------------------------------------------------------- the rule

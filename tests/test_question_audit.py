@@ -171,3 +171,11 @@ def test_a_transformed_functions_arguments_are_compared_whatever_their_places(tm
     shown = _shown("def loss(p, x):\n    return p\n\njax.grad(loss)({'w': 1.0}, 2.0)")
     asked = _question("def total(tree):\n    return tree\n\njax.grad(total)({'b': 3.0})")
     assert [line.split(":")[0] for line in _recalled(tmp_path, shown, asked)] == ["page-1"]
+
+
+def test_a_literal_keyword_argument_is_compared_by_its_value(tmp_path):
+    shown = _shown("axes = (None, 0)\njax.vmap(f, in_axes=axes)")
+    same = _question("jax.vmap(g, in_axes=(None, 0))")
+    other = _question("jax.vmap(g, in_axes=(None, 1))")
+    assert [line.split(":")[0] for line in _recalled(tmp_path, shown, same)] == ["page-1"]
+    assert _recalled(tmp_path, shown, other) == []
