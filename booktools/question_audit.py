@@ -290,7 +290,8 @@ class Call:
 
     def __str__(self) -> str:
         shown = [
-            ("" if place.isdigit() else f"{place}=") + ("|".join(sorted(held)) or "result")
+            ("" if place.isdigit() else f"{place}=")
+            + ("|".join(sorted(k.removeprefix("= ") for k in held)) or "result")
             for place, held in self.arguments
         ]
         return f"{self.function}({', '.join(shown)})"
