@@ -1,52 +1,30 @@
 """Find the book's questions that a reader answers by scrolling up instead of predicting.
 
-A question (``booktools.quiz``) asks about its own code: the ``hide-output`` cell right
-before it (:func:`questions_without_code` lists the questions without one). What the
-reader has seen before a question is every visible output of its page and of the
-earlier chapters, and the code of every question already past (answering one reveals
-what its code gives). Two rules compare a question with that.
+The rule. A question is *recall* when every call its own code makes was already made
+in a cell whose output the reader saw, on arguments of the same kinds: the same
+function, and for each argument one earlier call that held every node kind it holds
+(``None``, empty containers, the page's classes, kinds of functions; a keyword
+argument written as a literal, its value) while each of its leaf types (numbers,
+strings, arrays, int arrays) was held by some earlier call of that function
+(:func:`showing`). It is recall too when its right choice, of at least
+``MIN_SHOWN_ANSWER`` characters, is a whole line of an earlier visible output.
 
-The book's test fails a question the page has already answered
-(:func:`recall_questions`):
-
-- its right choice, of at least ``MIN_SHOWN_ANSWER`` characters, is a whole line of an
-  earlier visible output (shorter ones, "2" or "(8, 3)", stand somewhere by
-  coincidence);
-- or every call its code makes is a call shown before, word for word: the same
-  function with the same arguments, literal values included, compared as
-  :func:`ast.unparse` writes them (spacing, line breaks, comments and quote style do
-  not count) and with each name the page assigned written as its value (see
-  :func:`calls`). The calls may come from different cells.
-
-The author's list of suspects (:func:`suspect_questions`, printed by
-``python -m booktools.question_audit SITE_DIR``) is broader: every call of the
-question's code ran before on the same kind of input, so the reader *may* get the
-answer by substituting values. Each call has a *shape* (see :func:`call_shapes`: the
-function called and the kind of each argument), and what counts as the same kind of
-input follows the chapters' rules:
-
-- an argument that is another call's result (``jax.tree.structure(jax.tree.map(...))``)
-  only reads that result: the inner call is asked by itself, any argument shows it;
-- an ``OrderedDict`` or ``defaultdict`` is a ``dict``;
-- a dict that holds ``None``, an empty container or a tuple is its own kind
-  (``dict[None, tuple]``): None and empty containers are nodes without leaves, and a
-  file gives tuples back as lists; a shown dict that held them shows a dict of leaves;
-- a function that returns an item of a container (``lambda m, x: (m(x), m)[1]``) is
-  not one that computes a value (``fn->item`` against ``fn``);
-- an array function on leaves (``jnp.sum(leaf)``) computes a leaf, as arithmetic
-  does: it asks nothing.
-
-A shape does not see the kinds nested deeper in a container, nor which class or
-function of the page a call reaches, so a suspect may ask for a real prediction: it
-is for the author to read, and fails nothing. The audit reads the built HTML pages,
-which are what the reader sees.
+What the reader has seen before a question: every visible output of its page and of
+the earlier chapters, and the code of every question already past (answering one
+reveals what its code gives). A question's own code is the ``hide-output`` cell right
+before it (:func:`questions_without_code` lists the questions without one). The code
+is read, never run (:func:`cell_calls` says which calls count and :func:`kinds` what an
+argument is built of); the pages are the built HTML, which is what the reader sees.
+A kind cannot see everything that makes a prediction (a value changed between two
+calls, an order of keys, which field a class flattens first), so ``python -m
+booktools.question_audit SITE_DIR`` prints each flagged question with the cells that
+show its calls, for the author to read.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -161,67 +139,227 @@ def read_page(path: Path, chapter: str) -> list[tuple[Cell, list[Question]]]:
     return parser.cells
 
 
-def call_shapes(code: str, names: dict[str, str]) -> set[str]:
-    """The shape of each call of an imported function ``code`` makes, such as
-    ``jax.tree.leaves(dict)`` for ``jax.tree.leaves({"b": 1})``: the function, by its
-    dotted name, and each argument by its kind (:func:`_kind`), as a comparison's
-    shape is its operands' kinds. A call of literals only (``jnp.ones((2, 3))``,
-    ``P(None, "model")``) makes a value and asks nothing: it has no shape.
+# ---------------------------------------------------------------- what a value is built of
 
-    ``names`` maps the names bound so far on the page to their kind; the
-    assignments, loops, definitions and imports of ``code`` are added to it.
-    """
-    shapes = set()
-    for statement in _statements(code):
-        if not isinstance(statement, ast.Assign):
-            _bind(statement, names)  # what a loop's or a definition's body sees
-        inside = {k: v for k, v in names.items() if k not in _parameters(statement)}
-        for node in ast.walk(statement):
-            shapes |= _shapes(node, inside)
-        if isinstance(statement, ast.Assign):
-            _bind(statement, names)
-    return shapes
+# Builders of plain containers (the chapters' rules treat every mapping as a dict, apart
+# from its order); a Counter, which JAX keeps as a leaf, and a namedtuple class are
+# kinds of their own.
+_MAPPINGS = ("dict", "list", "tuple", "collections.OrderedDict", "collections.defaultdict")
+_OTHER_MAPPINGS = ("collections.Counter",)
+_CLASS_MAKERS = ("collections.namedtuple", "typing.NamedTuple")
+# The types of leaves; every other kind is a node of a tree, or something unknown.
+LEAF_TYPES = frozenset({"number", "str", "bytes", "set", "array", "int array"})
+# Array functions whose result is an int array when given only ints.
+_INT_ARRAYS = (
+    "jax.numpy.arange",
+    "jax.numpy.array",
+    "jax.numpy.asarray",
+    "numpy.arange",
+    "numpy.array",
+)
+_ARRAY_MODULES = ("jax.numpy.", "numpy.", "jax.random.")
+# Transformations: a function they make is known by them, not by its name.
+_TRANSFORMS = ("jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint")
+
+Kinds = frozenset[str]
 
 
-def _statements(code: str) -> list[ast.stmt]:
-    """The top-level statements of ``code``; none when it is not Python (a shell line)."""
+def kinds(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
+    """What the value ``node`` is built of, at every depth: plain containers (a dict, a
+    list or a tuple is a ``container``, an empty one ``empty``), ``None``, generators,
+    Counters, instances of the page's classes (by how each class was made, see
+    :func:`_bind`), functions (by the form of what a lambda returns: ``fn->tuple``,
+    ``fn->item``, ``fn``), and the types of its leaves (:data:`LEAF_TYPES`). ``names``
+    maps the names bound so far to their kinds. Another call's result is asked by that
+    call: it adds nothing."""
+    if isinstance(node, ast.Constant):
+        if node.value is None or isinstance(node.value, (str, bytes)):
+            return frozenset({type(node.value).__name__.replace("NoneType", "None")})
+        return frozenset({"number"})
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        items = node.values if isinstance(node, ast.Dict) else node.elts
+        if not items:
+            return frozenset({"set" if isinstance(node, ast.Set) else "empty"})
+        container = "set" if isinstance(node, ast.Set) else "container"
+        return frozenset({container}).union(*(kinds(i, names) for i in items))
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
+        element = node.value if isinstance(node, ast.DictComp) else node.elt
+        container = {ast.GeneratorExp: "generator", ast.SetComp: "set"}
+        return frozenset({container.get(type(node), "container")}) | kinds(element, names)
+    if isinstance(node, ast.Name):
+        bound = names.get(node.id, {"value"})
+        return frozenset(
+            "fn" if k.startswith("fn ") else k
+            for k in bound
+            if not k.startswith(("result ", "compared ", "= "))
+        )
+    if isinstance(node, ast.Lambda):
+        forms = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Subscript: "item"}
+        form = forms.get(type(node.body))
+        return frozenset({f"fn->{form}" if form else "fn"})
+    if isinstance(node, ast.Call):
+        return _made(node, names)
+    if isinstance(node, ast.Attribute):
+        return frozenset(
+            {"fn" if _dotted(node, names).split(".")[0] in _modules(names) else "value"}
+        )
+    parts = [kinds(c, names) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+    return frozenset().union(*parts) if parts else frozenset({"value"})
+
+
+def _made(call: ast.Call, names: dict[str, Kinds]) -> Kinds:
+    """The kinds of what ``call`` makes: a dict, an instance of a page's class, an array
+    (an ``int array`` from ints), or nothing known (a result)."""
+    function = _dotted(call.func, names)
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if function in _MAPPINGS:
+        held = [kinds(a, names) for a in arguments]
+        return frozenset({"container"}).union(*held) if held else frozenset({"empty"})
+    made = _maker(function, names)
+    if function in _OTHER_MAPPINGS or made.startswith("class("):
+        made = made or function.rpartition(".")[2]
+        return frozenset({made}).union(*(kinds(a, names) for a in arguments))
+    if function.startswith(_ARRAY_MODULES) and all(_is_number(a) for a in arguments):
+        ints = function.startswith(_INT_ARRAYS) and all(
+            isinstance(n, ast.Constant) and type(n.value) is int
+            for a in call.args
+            for n in ast.walk(a)
+            if isinstance(n, ast.Constant)
+        )
+        return frozenset({"int array" if ints else "array"})
+    return frozenset()
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A number, or a tuple or list of them, or a dtype (``np.float32``)."""
+    if isinstance(node, ast.Attribute):
+        return True
     try:
-        return ast.parse(code).body
-    except SyntaxError:
-        return []
+        value = ast.literal_eval(node)
+    except ValueError:
+        return False
+    return not isinstance(value, (dict, set, str)) and value is not None
 
 
-def _shapes(node: ast.AST, names: dict[str, str]) -> set[str]:
-    if isinstance(node, ast.Call) and not _makes_a_value(node):
-        function = _dotted(node.func, names)
-        if _on_leaves(function, node, names) or function in _MAPPINGS:
-            return set()
-        if function == "fn" or re.split(r"[.(]", function)[0] in _imported(names):
-            return {_call(node, names)}
-    elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-        kind = "fn" if isinstance(node, ast.FunctionDef) else "class"
-        return {
-            f"{_dotted(d, names)}({kind})"
-            for d in node.decorator_list
-            if isinstance(d, (ast.Name, ast.Attribute))
-        }
-    elif isinstance(node, ast.Compare):
-        kinds = [_operand(n, names) for n in (node.left, *node.comparators)]
-        if all(kind.endswith((")", " value")) for kind in kinds):
-            return {" ? ".join(kinds)}
-    return set()
+def _modules(names: dict[str, Kinds]) -> set[str]:
+    return {name for name, kind in names.items() if any(k.startswith("import ") for k in kind)}
 
 
-def _on_leaves(function: str, node: ast.Call, names: dict[str, str]) -> bool:
-    """An array function on leaves (``jnp.sum(leaf)``, ``jnp.asarray(np.float32(0.3))``)
-    computes a leaf, as arithmetic does: it asks nothing about trees."""
-    arguments = (*node.args, *(k.value for k in node.keywords))
-    return function.startswith(("jax.numpy.", "numpy.")) and all(
-        _is_literal(a)
-        or _kind(a, names) in ("number", "expr", "str", "None", "fn")
-        or _kind(a, names).endswith(" value")
-        for a in arguments
-    )
+def _maker(function: str, names: dict[str, Kinds]) -> str:
+    """How the page made the function or class ``function`` names (``fn jax.jit``,
+    ``fn load``, ``class(jax.tree_util.register_pytree_node_class)``), or ""."""
+    made = [k for k in names.get(function, ()) if k.startswith(("fn", "class("))]
+    return made[0] if made else ""
+
+
+def _dotted(node: ast.expr, names: dict[str, Kinds]) -> str:
+    """The name of a called function through the page's imports (``jax.tree.leaves``
+    for ``jax.tree_util.tree_leaves``); a call's result is named by its function with
+    the functions it was given: ``jax.vmap(jax.grad)``."""
+    if isinstance(node, ast.Name):
+        for kind in names.get(node.id, ()):
+            if kind.startswith(("import ", "result ")):
+                return kind.partition(" ")[2]
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value, names)
+        if owner == "jax.tree_util" and node.attr.startswith("tree_"):
+            return f"jax.tree.{node.attr[5:]}"
+        return f"{owner}.{node.attr}"
+    if isinstance(node, ast.Call):
+        given = [
+            _dotted(a, names)
+            for a in node.args
+            if isinstance(a, (ast.Call, ast.Name, ast.Attribute))
+        ]
+        given = ["fn" if _maker(g, names).startswith("fn ") else g for g in given]
+        return f"{_dotted(node.func, names)}({', '.join(given)})"
+    return "value"
+
+
+# ---------------------------------------------------------------- the calls of a cell
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call as the rule compares it: the function, and the kinds of each argument
+    by position (``"0"``, ``"1"``, ...) or keyword."""
+
+    function: str
+    arguments: tuple[tuple[str, Kinds], ...]
+
+    def __str__(self) -> str:
+        shown = [
+            ("" if place.isdigit() else f"{place}=")
+            + ("|".join(sorted(k.removeprefix("= ") for k in held)) or "result")
+            for place, held in self.arguments
+        ]
+        return f"{self.function}({', '.join(shown)})"
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        return tuple(place for place, _ in self.arguments)
+
+
+def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
+    """The calls ``code`` makes of a function imported or defined on the page (not of
+    array functions on numbers, which make values, nor of classes, which make
+    instances), each with the kinds of its arguments (:func:`kinds`); a comparison of
+    results (``s1 == s2``) is a call of ``==``, and an attribute set outside a
+    definition (``mode.name = "tanh"``) a call of ``setattr``; the arguments of a call of
+    a result (``jax.vmap(f)(x, y)``) are one argument. ``names`` maps the names
+    bound so far to their kinds; what ``code`` binds is added to it."""
+    found = []
+    for statement in _statements(code):
+        if isinstance(statement, ast.For):
+            _bind_loop(statement, names)  # what its body sees
+        inside = {k: v for k, v in names.items() if k not in _parameters(statement)}
+        defines = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for node in ast.walk(statement):
+            call = _call(node, inside)
+            # a definition setting attributes (self.x = x) changes nothing yet
+            if call is not None and not (defines and call.function == "setattr"):
+                found.append(call)
+        _bind(statement, names)
+    return found
+
+
+def _call(node: ast.AST, names: dict[str, Kinds]) -> Call | None:
+    """``node`` as a call :func:`cell_calls` counts, or None."""
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute):
+        # an object changed in place
+        return Call("setattr", (("0", kinds(node.targets[0].value, names)),))
+    if isinstance(node, ast.Compare):
+        operands = [_result(n, names) for n in (node.left, *node.comparators)]
+        if all(operands):
+            return Call("==", tuple((str(i), frozenset({o})) for i, o in enumerate(operands)))
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    function = _dotted(node.func, names)
+    root = function.split(".")[0].split("(")[0]
+    known = root in _modules(names) or _maker(root, names).startswith("fn") or "(" in function
+    if not known or function in _MAPPINGS or _made(node, names) or not (node.args or node.keywords):
+        return None
+    if function.startswith(("jax.numpy.", "numpy.")):
+        return None  # array math on leaves: it asks nothing about trees
+    made = _maker(function, names)
+    arguments = [(str(i), kinds(a, names)) for i, a in enumerate(node.args)]
+    arguments += [(k.arg or "**", _option(k.value, names)) for k in node.keywords]
+    if function.endswith(")"):
+        # jax.vmap(f)(...) takes f's arguments, in f's order, which differs from one
+        # function to the next: they are compared together
+        arguments = [("*", frozenset().union(*(held for _, held in arguments)))]
+    return Call(made if made.startswith("fn ") else function, tuple(arguments))
+
+
+def _option(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
+    """A keyword argument written as a literal, or as a name assigned one, by its value
+    (``= (None, 0)``); another by its kinds."""
+    if isinstance(node, ast.Name):
+        written = {k for k in names.get(node.id, ()) if k.startswith("= ")}
+        return frozenset(written) or kinds(node, names)
+    return frozenset({f"= {ast.unparse(node)}"}) if _is_literal(node) else kinds(node, names)
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -232,89 +370,20 @@ def _is_literal(node: ast.expr) -> bool:
     return True
 
 
-def _call(node: ast.Call, names: dict[str, str]) -> str:
-    arguments = [_kind(a, names) for a in node.args]
-    arguments += [f"{k.arg}={_kind(k.value, names)}" for k in node.keywords]
-    return f"{_dotted(node.func, names)}({', '.join(arguments)})"
+def _result(node: ast.expr, names: dict[str, Kinds]) -> str:
+    """A compared operand as the call that made it, with its arguments' kinds, or ""."""
+    if isinstance(node, ast.Name):
+        return next((k for k in names.get(node.id, ()) if k.startswith("compared ")), "")
+    call = _call(node, names)
+    return f"compared {call}" if isinstance(call, Call) else ""
 
 
-def _operand(node: ast.expr, names: dict[str, str]) -> str:
-    """A compared value's kind with its call's arguments: ``s1 == s2`` compares two
-    ``jax.tree.structure(dict)``."""
-    if isinstance(node, ast.Name) and node.id in names:
-        return names[node.id]
-    calls = isinstance(node, ast.Call) and not _makes_a_value(node)
-    if calls and _dotted(node.func, names) not in _MAPPINGS:
-        return _call(node, names)
-    return _kind(node, names)
-
-
-def _shallow(kind: str) -> str:
-    """``jax.tree.structure(dict)`` as an argument is a ``jax.tree.structure()``."""
-    if not kind.endswith(")"):
-        return kind
-    depth = 0
-    for index in range(len(kind) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(kind[index], 0)
-        if depth == 0:
-            return kind[:index] + "()"
-    return kind
-
-
-def _split(shape: str) -> tuple[str, list[str]]:
-    """``jax.tree.map(fn, jax.vmap()())`` is ``("jax.tree.map", ["fn", "jax.vmap()()"])``."""
-    callee, arguments = _shallow(shape)[:-2], shape[len(_shallow(shape)) - 1 : -1]
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(arguments):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(arguments[start:index].strip())
-            start = index + 1
-    parts.append(arguments[start:].strip())
-    return callee, [part for part in parts if part]
-
-
-def _covers(seen: str, asked: str) -> bool:
-    """A shown shape covers an asked one of the same function and argument kinds; an
-    asked argument that is another call's result (``jax.tree.structure(jax.tree.map())``)
-    only reads that result: the inner call is asked by itself, any argument covers it."""
-    if seen == asked:
-        return True
-    if not asked.endswith(")") or not seen.endswith(")") or " ? " in asked + seen:
-        return False
-    (callee, arguments), (shown, given) = _split(asked), _split(seen)
-    return (
-        callee == shown
-        and len(arguments) == len(given)
-        and all(_argument_covers(g, a) for a, g in zip(arguments, given, strict=True))
-    )
-
-
-def _argument_covers(seen: str, asked: str) -> bool:
-    """An argument of the asked kind, a result of another call, or a container holding
-    no kind of child that the shown one did not hold (a ``dict`` is covered by a
-    ``dict[None, list]``)."""
-    if _keyword(seen) != _keyword(asked):
-        return False
-    if asked == seen or _is_result(asked):
-        return True
-    (container, inner), (shown, held) = _container(asked), _container(seen)
-    return container == shown and inner <= held
-
-
-def _container(kind: str) -> tuple[str, set[str]]:
-    """``dict[None, tuple]`` is ``("dict", {"None", "tuple"})``."""
-    name, _, inner = kind.removesuffix("]").partition("[")
-    return name, set(filter(None, inner.split(", ")))
-
-
-def _keyword(argument: str) -> str:
-    named = re.match(r"(\w+)=", argument)
-    return named.group(1) if named else ""
-
-
-def _is_result(argument: str) -> bool:
-    return argument.endswith(")") and argument.removeprefix(_keyword(argument) + "=") != "class()"
+def _statements(code: str) -> list[ast.stmt]:
+    """The top-level statements of ``code``; none when it is not Python (a shell line)."""
+    try:
+        return ast.parse(code).body
+    except SyntaxError:
+        return []
 
 
 def _parameters(statement: ast.stmt) -> set[str]:
@@ -327,132 +396,86 @@ def _parameters(statement: ast.stmt) -> set[str]:
     }
 
 
-def _makes_a_value(call: ast.Call) -> bool:
-    """A call of numbers, strings and tuples of them (``jnp.ones((2, 3))``,
-    ``P(None, "model")``) makes a value to ask about; it asks nothing itself. Its
-    kind is the module of its function: ``jax.numpy()``."""
-    arguments = (*call.args, *(k.value for k in call.keywords))
-    for argument in arguments:
-        if isinstance(argument, ast.Attribute):
-            continue  # a dtype, such as np.float32
-        try:
-            ast.literal_eval(argument)
-        except ValueError:
-            return False
-        if any(isinstance(n, (ast.Dict, ast.List, ast.Set)) for n in ast.walk(argument)):
-            return False
-    return True
-
-
-def _imported(names: dict[str, str]) -> set[str]:
-    return {kind[7:].split(".")[0] for kind in names.values() if kind.startswith("import ")}
-
-
-def _dotted(node: ast.expr, names: dict[str, str]) -> str:
-    if isinstance(node, ast.Name):
-        return names.get(node.id, node.id).removeprefix("import ")
-    if isinstance(node, ast.Attribute):
-        owner = _dotted(node.value, names)
-        if owner == "jax.tree_util" and node.attr.startswith("tree_"):
-            return f"jax.tree.{node.attr[5:]}"  # jax.tree_util.tree_leaves is jax.tree.leaves
-        return f"{owner}.{node.attr}"
-    if isinstance(node, ast.Call) and not _makes_a_value(node):
-        return _call(node, names)  # jax.tree.structure(dict).flatten_up_to, as through a name
-    return _kind(node, names)
-
-
-def _kind(node: ast.expr, names: dict[str, str]) -> str:
-    """A number is ``number``, a string ``str``, a display its container (``dict``,
-    ``list``, ...), a lambda or a function ``fn``, a class defined on the page
-    ``class``, a call its function's dotted name with ``()``, a name its value's kind."""
-    if isinstance(node, ast.Constant):
-        if node.value is None:
-            return "None"
-        return "str" if isinstance(node.value, str) else "number"
-    if isinstance(node, ast.UnaryOp):
-        return _kind(node.operand, names)
-    if isinstance(node, ast.Call):
-        function = _dotted(node.func, names)
-        if function == "class":
-            return "class()"
-        if function in _MAPPINGS:
-            return _holding("dict", [*node.args, *(k.value for k in node.keywords)], names)
-        if _makes_a_value(node):  # jnp.ones(3) and jnp.zeros((2, 3)) are both a jax.numpy value
-            module, _, name = function.rpartition(".")
-            return f"{module or name} value"
-        return f"{function}()"
-    if isinstance(node, ast.Name):
-        kind = names.get(node.id, "number")  # unbound: a variable
-        return "fn" if kind.startswith("import ") else _shallow(kind)
-    if isinstance(node, ast.Attribute):
-        dotted = _dotted(node, names)
-        return "fn" if re.split(r"[.(]", dotted)[0] in _imported(names) else dotted
-    if isinstance(node, ast.Dict):
-        return _holding("dict", node.values, names)
-    if isinstance(node, ast.Lambda):
-        return _returning(node.body, names)
-    displays = {
-        ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.ListComp: "list",
-        ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set", ast.GeneratorExp: "gen",
-        ast.Lambda: "fn",
-    }  # fmt: skip
-    return displays.get(type(node), "expr")
-
-
-# The chapters' rules treat every mapping as a dict, apart from its order.
-_MAPPINGS = ("dict", "collections.OrderedDict", "collections.defaultdict")
-
-
-def _holding(container: str, items: Sequence[ast.expr], names: dict[str, str]) -> str:
-    """A dict whose values include ``None`` (or an empty container) or a tuple names
-    them: ``dict[None, tuple]``; a dict of leaves, lists or dicts is a ``dict``."""
-    kinds = {_value_kind(item, names) for item in items}
-    inner = sorted(kind for kind in kinds if kind in ("None", "tuple"))
-    return f"{container}[{', '.join(inner)}]" if inner else container
-
-
-def _value_kind(item: ast.expr, names: dict[str, str]) -> str:
-    """An empty container, like ``None``, is a node without leaves."""
-    if isinstance(item, (ast.Tuple, ast.List, ast.Dict)) and not (
-        item.keys if isinstance(item, ast.Dict) else item.elts
-    ):
-        return "None"
-    return _kind(item, names).split("[")[0]
-
-
-def _returning(body: ast.expr, names: dict[str, str]) -> str:
-    """A lambda that returns an item of a container (``(m(x), m)[1]``) is an ``fn->item``;
-    one that computes a value is an ``fn``."""
-    return "fn->item" if isinstance(body, ast.Subscript) else "fn"
-
-
-def _bind(statement: ast.stmt, names: dict[str, str]) -> None:
+def _bind(statement: ast.stmt, names: dict[str, Kinds]) -> None:
+    """Adds the names ``statement`` binds, with their kinds: a value's kinds; a call's
+    result as ``result CALL``; a function as ``fn NAME``, or ``fn jax.jit`` when a
+    transformation made it; a class as ``class(decorators, bases)``, and as
+    ``class(register...)`` once registered; an import as ``import module.name``."""
     if isinstance(statement, ast.Assign):
-        value = statement.value
         for target in statement.targets:
-            if isinstance(target, ast.Name):
-                # s = jax.tree.structure names the function itself
-                aliased = isinstance(value, (ast.Name, ast.Attribute))
-                names[target.id] = _dotted(value, names) if aliased else _operand(value, names)
+            bound = (
+                _bound(statement.value, names)
+                if isinstance(target, ast.Name)
+                else frozenset({"value"})
+            )
+            unpacked = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for node in unpacked:  # not the object whose attribute or item is set
+                node = node.value if isinstance(node, ast.Starred) else node
+                if isinstance(node, ast.Name):
+                    names[node.id] = bound
     elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        names[statement.name] = "fn"
+        made = [_dotted(d, names) for d in statement.decorator_list]
+        made = [m for m in made if m.startswith(_TRANSFORMS)]
+        names[statement.name] = frozenset({f"fn {made[0]}" if made else f"fn {statement.name}"})
     elif isinstance(statement, ast.ClassDef):
-        names[statement.name] = "class"
+        made = [_dotted(d, names) for d in statement.decorator_list]
+        made += [_maker(_dotted(b, names), names) or _dotted(b, names) for b in statement.bases]
+        names[statement.name] = frozenset({f"class({', '.join(made)})"})
     elif isinstance(statement, (ast.Import, ast.ImportFrom)):
         for alias in statement.names:
             if isinstance(statement, ast.ImportFrom):
-                names[alias.asname or alias.name] = f"import {statement.module}.{alias.name}"
+                full = f"{statement.module}.{alias.name}"
             else:
-                name = alias.asname or alias.name.split(".")[0]
-                names[name] = f"import {alias.name if alias.asname else name}"
-    elif isinstance(statement, ast.For) and isinstance(statement.target, ast.Name):
-        items = statement.iter
-        first = items.elts[0] if isinstance(items, (ast.Tuple, ast.List)) and items.elts else None
-        names[statement.target.id] = _kind(first, names) if first else "number"
-    elif isinstance(statement, ast.With):
-        for item in statement.items:
+                full = alias.name if alias.asname else alias.name.split(".")[0]
+            names[alias.asname or alias.name.split(".")[0]] = frozenset({f"import {full}"})
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        function = _dotted(call.func, names)
+        registered = call.args[0] if call.args else None
+        if function.startswith("jax.tree_util.register_") and isinstance(registered, ast.Name):
+            names[registered.id] = frozenset({f"class({function})"})
+    elif isinstance(statement, ast.For):
+        _bind_loop(statement, names)
+    if isinstance(statement, (ast.For, ast.With, ast.Try, ast.If)):
+        for item in getattr(statement, "items", []):
             if isinstance(item.optional_vars, ast.Name):
-                names[item.optional_vars.id] = _kind(item.context_expr, names)
+                names[item.optional_vars.id] = frozenset({"value"})
+        for inner in statement.body:
+            _bind(inner, names)
+
+
+def _bind_loop(loop: ast.For, names: dict[str, Kinds]) -> None:
+    """A loop's names hold what the items of what it walks hold."""
+    items = kinds(loop.iter, names) - {"container"}
+    for node in ast.walk(loop.target):
+        if isinstance(node, ast.Name):
+            names[node.id] = items or frozenset({"value"})
+
+
+def _bound(value: ast.expr, names: dict[str, Kinds]) -> Kinds:
+    """The kinds a name assigned ``value`` gets: an alias of an imported function, a
+    namedtuple class, a transformed function (with its static arguments named), a
+    call's result (its function, and for comparisons its arguments' kinds), or the
+    value's own kinds."""
+    dotted = _dotted(value, names) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+    if dotted.split(".")[0] in _modules(names):
+        return frozenset({f"import {dotted}"})  # s = jax.tree.structure
+    if isinstance(value, ast.Call) and not _made(value, names):
+        function = _dotted(value.func, names)
+        if function in _CLASS_MAKERS:
+            return frozenset({f"class({function})"})
+        if function in _TRANSFORMS:
+            options = sorted(k.arg for k in value.keywords if k.arg and k.arg.startswith("static"))
+            return frozenset({f"fn {', '.join([function, *options])}"})
+        call = _call(value, names)
+        if call is None:
+            return frozenset({"value"})
+        return frozenset({f"result {call.function}()", f"compared {call}"})
+    written = {f"= {ast.unparse(value)}"} if _is_literal(value) else set()
+    return (kinds(value, names) | written) or frozenset({"value"})
+
+
+# ---------------------------------------------------------------- the rule
 
 
 # A right choice shorter than this stands in some output by coincidence ("2", "(4,)").
@@ -461,7 +484,7 @@ MIN_SHOWN_ANSWER = 8
 
 @dataclass(frozen=True)
 class Recall:
-    """A question the page answers before it is asked, and the cells that show it."""
+    """A question the page answers before it is asked, why, and the cells that show it."""
 
     question: Question
     reason: str
@@ -478,164 +501,76 @@ def _first_line(code: str) -> str:
 
 def recall_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
     """The questions of the built ``pages`` (``(chapter, path)`` in the book's order)
-    that the page, or an earlier chapter, answers before they are asked: the right
-    choice stands in an earlier output (:func:`_answer_shown`), or the question's code
-    repeats calls shown before (:func:`_code_repeated`). The book's test fails them."""
-    for question, own, shown in _asked(pages):
-        found = _answer_shown(question, shown) or _code_repeated(question, own, shown)
-        if found:
+    that the rule of this module calls recall. The book's test fails them."""
+    for question, asked, shown in _asked(pages):
+        found = _answer_shown(question, shown)
+        cells = [showing(call, shown) for call in asked]
+        if found is None and asked and all(cells):
+            found = Recall(
+                question,
+                f"every call of its code ran before ({', '.join(dict.fromkeys(map(str, asked)))})",
+                tuple(dict.fromkeys(cell for cell in cells if cell)),
+            )
+        if found is not None:
             yield found
 
 
-def suspect_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
-    """The questions of ``pages`` whose every call an earlier cell showed on the same
-    kind of input (:func:`call_shapes`): the reader may get the answer by substituting
-    values. A list for the author to read, not a verdict: a shape does not see the
-    kinds nested deeper in a container, nor which class or function of the page is
-    called, so some suspects ask for a real prediction."""
-    for question, own, shown in _asked(pages):
-        found = _same_shapes(question, own, shown)
-        if found:
-            yield found
-
-
-@dataclass(frozen=True)
-class _Shown:
-    """A cell whose output the reader has seen, with the shapes and calls of its code."""
-
-    cell: Cell
-    shapes: set[str]
-    calls: set[str]
-
-
-@dataclass(frozen=True)
-class _Own:
-    """A question's own code cell, with the names the page bound before it."""
-
-    cell: Cell
-    names: dict[str, str]
-    values: dict[str, str]
-
-
-def _asked(
-    pages: Sequence[tuple[str, Path]],
-) -> Iterator[tuple[Question, _Own | None, list[_Shown]]]:
-    """Each question of ``pages``, its own code cell (the one right before it, if
-    hidden), and the cells shown before it: the visible outputs of the same page and
-    the earlier ones, and the code of the questions already past (answering one
-    reveals what its code gives)."""
-    shown: list[_Shown] = []
-    for chapter, path in pages:
-        names: dict[str, str] = {}
-        values: dict[str, str] = {}
-        cells = read_page(path, chapter)
-        for index, (cell, questions) in enumerate(cells):
-            before = cells[index - 1][0] if index else None
-            own = None
-            if before is not None and "hide-output" in before.tags:
-                own = _Own(before, dict(names), dict(values))
-            for question in questions:
-                yield question, own, list(shown)
-                if own is not None:
-                    shown.append(_shown(own.cell, dict(own.names), dict(own.values)))
-            # every cell binds its names for the cells after it
-            seen = _shown(cell, names, values)
-            if cell.output.strip() and "hide-output" not in cell.tags and not questions:
-                shown.append(seen)
-
-
-def _shown(cell: Cell, names: dict[str, str], values: dict[str, str]) -> _Shown:
-    return _Shown(cell, call_shapes(cell.code, names), calls(cell.code, values))
-
-
-def calls(code: str, values: dict[str, str]) -> set[str]:
-    """Every call ``code`` makes, nested ones included, as source text normalised by
-    :func:`ast.unparse` (spacing, line breaks, comments and quotes do not count), with
-    each name the page assigned at top level written as the value it was given: the
-    same function with the same arguments, literal values included.
-    ``spec = (None, {"x": 0})`` then ``jax.tree.leaves(spec)`` is the call
-    ``jax.tree.leaves((None, {'x': 0}))``.
-
-    ``values`` maps the names assigned so far to their values' source; the
-    top-level ``name = value`` assignments of ``code`` are added to it."""
-    found = set()
-    for statement in _statements(code):
-        written = _Substitute(values, _parameters(statement)).visit(statement)
-        found |= {ast.unparse(n) for n in ast.walk(written) if isinstance(n, ast.Call)}
-        simple = isinstance(statement, ast.Assign) and all(
-            isinstance(target, ast.Name) for target in statement.targets
-        )
-        if simple:
-            for target in statement.targets:
-                values[target.id] = ast.unparse(written.value)
-        else:  # a loop, an unpacking, a definition, an import: no value of its own
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    values.pop(node.id, None)
-            for name in _defined(statement):
-                values.pop(name, None)
-    return found
-
-
-def _defined(statement: ast.stmt) -> set[str]:
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in statement.names}
-    return set()
-
-
-class _Substitute(ast.NodeTransformer):
-    """Writes each name read as the value it was assigned, but not a lambda's or a
-    function's parameter of the same name."""
-
-    def __init__(self, values: dict[str, str], parameters: set[str]) -> None:
-        self.values = {k: v for k, v in values.items() if k not in parameters}
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if isinstance(node.ctx, ast.Load) and node.id in self.values:
-            return ast.parse(self.values[node.id], mode="eval").body
-        return node
-
-
-def _answer_shown(question: Question, shown: list[_Shown]) -> Recall | None:
+def _answer_shown(question: Question, shown: list[tuple[Cell, list[Call]]]) -> Recall | None:
     """Its right choice, of at least ``MIN_SHOWN_ANSWER`` characters, is a whole line of
     an earlier visible output."""
     right = question.right.strip()
     if len(right) < MIN_SHOWN_ANSWER:
         return None
-    for entry in shown:
-        if right in (line.strip() for line in entry.cell.output.splitlines()):
-            return Recall(question, f"its answer {right!r} stands in an output", (entry.cell,))
+    for cell, _ in shown:
+        if right in (line.strip() for line in cell.output.splitlines()):
+            return Recall(question, f"its answer {right!r} stands in an output", (cell,))
     return None
 
 
-def _code_repeated(question: Question, own: _Own | None, shown: list[_Shown]) -> Recall | None:
-    """Every call of its code (:func:`calls`) is a call an earlier shown cell made, word
-    for word: its code repeats what the reader saw run, perhaps split over cells."""
-    if own is None:
-        return None
-    asked = calls(own.cell.code, dict(own.values))
-    showing = {call: entry.cell for entry in shown for call in asked & entry.calls}
-    if not asked or set(showing) != asked:
-        return None
-    cells = tuple(dict.fromkeys(showing[call] for call in sorted(asked)))
-    return Recall(question, f"its code repeats {', '.join(sorted(asked))}", cells)
+def showing(call: Call, shown: list[tuple[Cell, list[Call]]]) -> Cell | None:
+    """The last of the cells ``shown`` that shows ``call``, or None: one earlier call of
+    the same function, with the same arguments by position and keyword, held each
+    node kind each argument holds, and earlier calls between them held each of its
+    leaf types."""
+    same = [
+        (cell, e)
+        for cell, calls in shown
+        for e in calls
+        if (e.function, e.places) == (call.function, call.places)
+    ]
+    for place, held in call.arguments:
+        leaves = set().union(*(dict(e.arguments)[place] for _, e in same)) & LEAF_TYPES
+        if not held & LEAF_TYPES <= leaves:
+            return None
+    nodes = [
+        cell
+        for cell, e in same
+        if all(held - LEAF_TYPES <= dict(e.arguments)[place] for place, held in call.arguments)
+    ]
+    return nodes[-1] if nodes else None
 
 
-def _same_shapes(question: Question, own: _Own | None, shown: list[_Shown]) -> Recall | None:
-    if own is None:
-        return None
-    asked = call_shapes(own.cell.code, dict(own.names))
-    showing: dict[str, Cell] = {}
-    for entry in shown:
-        for shape in asked:
-            if any(_covers(seen, shape) for seen in entry.shapes):
-                showing[shape] = entry.cell  # the latest: the one the reader saw last
-    if not asked or set(showing) != asked:
-        return None
-    cells = tuple(dict.fromkeys(showing[shape] for shape in sorted(asked)))
-    return Recall(question, f"every call of its code ({', '.join(sorted(asked))}) ran", cells)
+def _asked(
+    pages: Sequence[tuple[str, Path]],
+) -> Iterator[tuple[Question, list[Call], list[tuple[Cell, list[Call]]]]]:
+    """Each question of ``pages`` with the calls of its own code cell (the one right
+    before it, if hidden; none without one), and the cells shown before it with their
+    calls: the visible outputs of the same page and the earlier ones, and the code of
+    the questions already past (answering one reveals what its code gives)."""
+    shown: list[tuple[Cell, list[Call]]] = []
+    before: tuple[Cell, list[Call]] | None = None
+    for chapter, path in pages:
+        names: dict[str, Kinds] = {}
+        for cell, questions in read_page(path, chapter):
+            own = before if before is not None and "hide-output" in before[0].tags else None
+            for question in questions:
+                yield question, (own[1] if own else []), list(shown)
+                if own is not None:
+                    shown.append(own)
+            before = (cell, cell_calls(cell.code, names))
+            if cell.output.strip() and "hide-output" not in cell.tags and not questions:
+                shown.append(before)
+        before = None
 
 
 def questions_without_code(pages: Sequence[tuple[str, Path]]) -> Iterator[Question]:
@@ -652,23 +587,17 @@ def questions_without_code(pages: Sequence[tuple[str, Path]]) -> Iterator[Questi
 
 def audit_report(pages: Sequence[tuple[str, Path]]) -> tuple[str, bool]:
     """The text ``python -m booktools.question_audit`` prints for ``pages``: each
-    suspect question with the earlier cells it matched, then each question the book's
-    test fails; and whether there is any of the latter."""
-    suspects = [f"  {found}\n" for found in suspect_questions(pages)]
+    question the book's test fails, with the earlier cells that show its answer; and
+    whether there is any."""
     recalled = [f"  {found}\n" for found in recall_questions(pages)]
-    text = (
-        f"{len(suspects)} suspect questions (same API on the same kind of input):\n"
-        + "".join(suspects)
-        + f"{len(recalled)} questions the page answers before they are asked:\n"
-        + "".join(recalled)
-    )
-    return text, bool(recalled)
+    text = f"{len(recalled)} questions the page answers before they are asked:\n"
+    return text + "".join(recalled), bool(recalled)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m booktools.question_audit SITE_DIR``: the audit of the book built into
     ``SITE_DIR`` (``_build/html``), chapters in the course's order. Exits 1 when the
-    book's test would fail; suspects alone are for the author to read."""
+    book's test would fail."""
     parser = argparse.ArgumentParser(prog="python -m booktools.question_audit")
     parser.add_argument("site", type=Path, help="the built book, such as _build/html")
     site = parser.parse_args(argv).site

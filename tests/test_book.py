@@ -102,12 +102,12 @@ def test_no_letter_is_the_right_answer_of_more_than_a_third_of_the_questions(bui
 
 
 def test_no_question_asks_what_an_earlier_cell_already_shows(built, course):
-    """No question's right answer is a whole line of an output shown earlier on its page
-    or in an earlier chapter, and no question's code repeats calls shown before, word
-    for word with the same values (booktools.question_audit.recall_questions). A
-    question the reader answers by scrolling up measures scrolling, not the lesson.
-    The broader suspects, the same API on the same kind of input, are for the author
-    to read: python -m booktools.question_audit _build/html."""
+    """No question's code only makes calls an earlier visible cell (of its page, of an
+    earlier chapter, or an earlier question's code) already made on arguments of the
+    same kinds, and no right answer is a whole line of an earlier output: the rule of
+    booktools.question_audit. A question the reader answers by scrolling up measures
+    scrolling, not the lesson. python -m booktools.question_audit _build/html prints
+    the same list."""
     pages = [(n.id, built / "book" / f"{n.id}.html") for n in course.notebooks]
     recalled = [str(found) for found in recall_questions(pages)]
     assert recalled == [], "ask about code whose output no earlier cell shows:\n" + "\n".join(
