@@ -1,13 +1,13 @@
 """Find the book's questions that a reader answers by scrolling up instead of predicting.
 
 The rule. A question is *recall* when every call its own code makes was already made
-in a cell whose output the reader saw, on arguments of the same kinds: the same
-function, and for each argument one earlier call that held every node kind it holds
-(``None``, empty containers, the page's classes, kinds of functions; a keyword
-argument written as a literal, its value) while each of its leaf types (numbers,
-strings, arrays, int arrays) was held by some earlier call of that function
-(:func:`showing`). It is recall too when its right choice, of at least
-``MIN_SHOWN_ANSWER`` characters, is a whole line of an earlier visible output.
+in cells whose output the reader saw, on arguments of the same kinds: the same
+function, and earlier calls of it that held between them every node kind each
+argument holds (``None``, empty containers, the page's classes, kinds of functions; a
+keyword argument written as a literal, its value) and each of its leaf types
+(numbers and arrays, strings, int arrays) (:func:`showing`). It is recall too when its
+right choice, of at least ``MIN_SHOWN_ANSWER`` characters, is a whole line of an
+earlier visible output.
 
 What the reader has seen before a question: every visible output of its page and of
 the earlier chapters, and the code of every question already past (answering one
@@ -15,9 +15,13 @@ reveals what its code gives). A question's own code is the ``hide-output`` cell 
 before it (:func:`questions_without_code` lists the questions without one). The code
 is read, never run (:func:`cell_calls` says which calls count and :func:`kinds` what an
 argument is built of); the pages are the built HTML, which is what the reader sees.
+
 A kind cannot see everything that makes a prediction (a value changed between two
-calls, an order of keys, which field a class flattens first), so ``python -m
-booktools.question_audit SITE_DIR`` prints each flagged question with the cells that
+calls, an order of keys, which field a class flattens first, two rules met at once).
+A question the rule flags for calls it has seen says what no earlier cell showed,
+``quiz(..., new=CODE)``: the quote must stand in its own code and in no code cell
+before it, values aside (:func:`recall_questions`). ``python -m
+booktools.question_audit SITE_DIR`` prints each failing question with the cells that
 show its calls, for the author to read.
 """
 
@@ -25,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -51,6 +57,7 @@ class Question:
     chapter: str
     choices: tuple[str, ...]
     answer: int
+    new: str = ""  # the code of the question it says no earlier cell shows
 
     @property
     def right(self) -> str:
@@ -92,7 +99,12 @@ class _PageCells(HTMLParser):
             role = "skip"
         elif "pt-quiz" in classes:
             self._cell["questions"].append(
-                {"key": values["data-key"], "answer": int(values["data-answer"]), "choices": []}
+                {
+                    "key": values["data-key"],
+                    "answer": int(values["data-answer"]),
+                    "new": values.get("data-new") or "",
+                    "choices": [],
+                }
             )
         elif "pt-quiz-choice" in classes:
             role = "choice"
@@ -125,7 +137,13 @@ class _PageCells(HTMLParser):
         found, self._cell = self._cell, None
         cell = Cell(self.chapter, "".join(found["code"]), "".join(found["output"]), found["tags"])
         questions = [
-            Question(q["key"], self.chapter, tuple("".join(c) for c in q["choices"]), q["answer"])
+            Question(
+                q["key"],
+                self.chapter,
+                tuple("".join(c) for c in q["choices"]),
+                q["answer"],
+                q["new"],
+            )
             for q in found["questions"]
         ]
         self.cells.append((cell, questions))
@@ -265,6 +283,9 @@ def _dotted(node: ast.expr, names: dict[str, Kinds]) -> str:
         owner = _dotted(node.value, names)
         if owner == "jax.tree_util" and node.attr.startswith("tree_"):
             return f"jax.tree.{node.attr[5:]}"
+        if owner.startswith("optax.") and owner.endswith(")") and node.attr in ("init", "update"):
+            # every optax transformation keeps the same contract for its state
+            return f"optax.GradientTransformation.{node.attr}"
         return f"{owner}.{node.attr}"
     if isinstance(node, ast.Call):
         given = [
@@ -310,6 +331,8 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
     a result (``jax.vmap(f)(x, y)``) are one argument. ``names`` maps the names
     bound so far to their kinds; what ``code`` binds is added to it."""
     found = []
+    # a function the cell defines is read through the calls of its body
+    own = {f"fn {s.name}" for s in _statements(code) if isinstance(s, ast.FunctionDef)}
     for statement in _statements(code):
         if isinstance(statement, ast.For):
             _bind_loop(statement, names)  # what its body sees
@@ -317,8 +340,10 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
         defines = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for node in ast.walk(statement):
             call = _call(node, inside)
+            if call is None or call.function in own:
+                continue
             # a definition setting attributes (self.x = x) changes nothing yet
-            if call is not None and not (defines and call.function == "setattr"):
+            if not (defines and call.function == "setattr"):
                 found.append(call)
         _bind(statement, names)
     return found
@@ -343,14 +368,24 @@ def _call(node: ast.AST, names: dict[str, Kinds]) -> Call | None:
         return None
     if function.startswith(("jax.numpy.", "numpy.")):
         return None  # array math on leaves: it asks nothing about trees
+    literals = [*node.args, *(k.value for k in node.keywords)]
+    if function.startswith("optax.") and all(_is_literal(a) for a in literals):
+        return None  # a transformation made from numbers asks nothing about trees
     made = _maker(function, names)
     arguments = [(str(i), kinds(a, names)) for i, a in enumerate(node.args)]
     arguments += [(k.arg or "**", _option(k.value, names)) for k in node.keywords]
+    if not function.startswith("jax.tree."):
+        # what a lambda returns becomes part of the tree only in a tree function
+        arguments = [(p, frozenset(_plain_fn(k) for k in held)) for p, held in arguments]
     if function.endswith(")"):
         # jax.vmap(f)(...) takes f's arguments, in f's order, which differs from one
         # function to the next: they are compared together
         arguments = [("*", frozenset().union(*(held for _, held in arguments)))]
     return Call(made if made.startswith("fn ") else function, tuple(arguments))
+
+
+def _plain_fn(kind: str) -> str:
+    return "fn" if kind.startswith("fn->") else kind
 
 
 def _option(node: ast.expr, names: dict[str, Kinds]) -> Kinds:
@@ -419,7 +454,9 @@ def _bind(statement: ast.stmt, names: dict[str, Kinds]) -> None:
         names[statement.name] = frozenset({f"fn {made[0]}" if made else f"fn {statement.name}"})
     elif isinstance(statement, ast.ClassDef):
         made = [_dotted(d, names) for d in statement.decorator_list]
-        made += [_maker(_dotted(b, names), names) or _dotted(b, names) for b in statement.bases]
+        bases = [_maker(_dotted(b, names), names) or _dotted(b, names) for b in statement.bases]
+        # registration is not inherited, however the base was registered
+        made += ["registered" if b.startswith("class(") and "register" in b else b for b in bases]
         names[statement.name] = frozenset({f"class({', '.join(made)})"})
     elif isinstance(statement, (ast.Import, ast.ImportFrom)):
         for alias in statement.names:
@@ -501,9 +538,20 @@ def _first_line(code: str) -> str:
 
 def recall_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
     """The questions of the built ``pages`` (``(chapter, path)`` in the book's order)
-    that the rule of this module calls recall. The book's test fails them."""
-    for question, asked, shown in _asked(pages):
+    that the rule of this module calls recall. The book's test fails them.
+
+    A question whose every call ran before still asks for a prediction when it
+    combines them in a way no cell showed; it says so with ``quiz(..., new=CODE)``,
+    quoting that code. The quote must stand in its own code and in no earlier shown
+    cell's code, numbers and strings aside (:func:`_tokens`): other values alone make
+    nothing new. A quote that does not is reported, whatever the rule says."""
+    for each in _asked(pages):
+        question, asked, shown = each.question, each.calls, each.shown
         found = _answer_shown(question, shown)
+        if found is None and question.new:
+            found = _quote_refused(question, each.own, each.read)
+            if found is None:
+                continue
         cells = [showing(call, shown) for call in asked]
         if found is None and asked and all(cells):
             found = Recall(
@@ -513,6 +561,80 @@ def recall_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
             )
         if found is not None:
             yield found
+
+
+def _quote_refused(question: Question, own: Cell | None, read: list[Cell]) -> Recall | None:
+    """Why the code ``question.new`` quotes is not new, or None when it is: it is not
+    in ``own``, the question's code, or it is in a cell of ``read``."""
+    if own is None:
+        return Recall(question, f"it says {question.new!r} is new, but it has no code", ())
+    quote = f" {_tokens(question.new, _binds(own.code))} "
+    if quote not in f" {_tokens(own.code, _binds(own.code))} ":
+        return Recall(question, f"it says {question.new!r} is new, but its code has none", ())
+    for cell in read:
+        if quote in f" {_tokens(cell.code, _binds(cell.code))} ":
+            return Recall(question, f"it says {question.new!r} is new, but it was shown", (cell,))
+    return None
+
+
+def _binds(code: str) -> frozenset[str]:
+    """The names ``code`` binds itself (variables, functions, classes, parameters),
+    imports aside: renaming them changes nothing; a name bound elsewhere is another
+    object."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return frozenset()
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return frozenset(bound)
+
+
+def _tokens(code: str, own: frozenset[str]) -> str:
+    """``code`` as its Python tokens with single spaces between, each number written as
+    its type (0, 0.0), each string '' and each of the ``own`` names (those the code
+    binds itself) _: two pieces of code with the same tokens but for their values and
+    the names they chose say the same thing. Code that does not tokenize is compared
+    as written."""
+    try:
+        found = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return " ".join(code.split())
+    words, before = [], ""
+    for token in found:
+        word = token.string
+        if token.type == tokenize.NUMBER:
+            word = _number(word)
+        elif token.type == tokenize.STRING:
+            word = "''"
+        elif token.type == tokenize.NAME and word in own and before != ".":
+            word = "_"
+        if token.type not in _LAYOUT:
+            words.append(word)
+            before = token.string
+    return " ".join(words)
+
+
+def _number(written: str) -> str:
+    """A number literal as its type: to JAX an int and a float are not the same value."""
+    kind = type(ast.literal_eval(written))
+    return {int: "0", float: "0.0", complex: "0j"}[kind]
+
+
+_LAYOUT = (
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+)
 
 
 def _answer_shown(question: Question, shown: list[tuple[Cell, list[Call]]]) -> Recall | None:
@@ -528,10 +650,11 @@ def _answer_shown(question: Question, shown: list[tuple[Cell, list[Call]]]) -> R
 
 
 def showing(call: Call, shown: list[tuple[Cell, list[Call]]]) -> Cell | None:
-    """The last of the cells ``shown`` that shows ``call``, or None: one earlier call of
-    the same function, with the same arguments by position and keyword, held each
-    node kind each argument holds, and earlier calls between them held each of its
-    leaf types."""
+    """The last of the cells ``shown`` that shows ``call``, or None: earlier calls of the
+    same function, with the same arguments by position and keyword, held between them
+    each node kind and each leaf type each argument holds (a question whose parts are
+    each shown counts as shown). A number and an array are one leaf type here: what a
+    tree function does with a leaf does not depend on which it is."""
     same = [
         (cell, e)
         for cell, calls in shown
@@ -539,35 +662,53 @@ def showing(call: Call, shown: list[tuple[Cell, list[Call]]]) -> Cell | None:
         if (e.function, e.places) == (call.function, call.places)
     ]
     for place, held in call.arguments:
-        leaves = set().union(*(dict(e.arguments)[place] for _, e in same)) & LEAF_TYPES
-        if not held & LEAF_TYPES <= leaves:
+        earlier = set().union(*(_leaf_kinds(dict(e.arguments)[place]) for _, e in same))
+        if not _leaf_kinds(held) <= earlier:
             return None
-    nodes = [
-        cell
-        for cell, e in same
-        if all(held - LEAF_TYPES <= dict(e.arguments)[place] for place, held in call.arguments)
-    ]
-    return nodes[-1] if nodes else None
+    return same[-1][0] if same else None
 
 
-def _asked(
-    pages: Sequence[tuple[str, Path]],
-) -> Iterator[tuple[Question, list[Call], list[tuple[Cell, list[Call]]]]]:
-    """Each question of ``pages`` with the calls of its own code cell (the one right
-    before it, if hidden; none without one), and the cells shown before it with their
-    calls: the visible outputs of the same page and the earlier ones, and the code of
-    the questions already past (answering one reveals what its code gives)."""
+def _leaf_kinds(held: Kinds) -> set[str]:
+    return {"array" if kind == "number" else kind for kind in held}
+
+
+@dataclass
+class _Asked:
+    """A question, its own code cell (the one right before it, if hidden; None without
+    one) and that cell's calls, the cells shown before it with their calls (the
+    visible outputs of its page and the earlier ones, and the code of the questions
+    already past: answering one reveals what its code gives), and every earlier cell
+    whose code the reader saw."""
+
+    question: Question
+    own: Cell | None
+    calls: list[Call]
+    shown: list[tuple[Cell, list[Call]]]
+    read: list[Cell]
+
+
+def _asked(pages: Sequence[tuple[str, Path]]) -> Iterator[_Asked]:
+    """Each question of ``pages``, in order, with what came before it (:class:`_Asked`)."""
     shown: list[tuple[Cell, list[Call]]] = []
+    read: list[Cell] = []
     before: tuple[Cell, list[Call]] | None = None
     for chapter, path in pages:
         names: dict[str, Kinds] = {}
         for cell, questions in read_page(path, chapter):
             own = before if before is not None and "hide-output" in before[0].tags else None
             for question in questions:
-                yield question, (own[1] if own else []), list(shown)
+                yield _Asked(
+                    question,
+                    own[0] if own else None,
+                    own[1] if own else [],
+                    list(shown),
+                    read[:-1] if own else list(read),
+                )
                 if own is not None:
                     shown.append(own)
             before = (cell, cell_calls(cell.code, names))
+            if cell.code.strip():
+                read.append(cell)
             if cell.output.strip() and "hide-output" not in cell.tags and not questions:
                 shown.append(before)
         before = None

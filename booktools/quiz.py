@@ -38,10 +38,12 @@ def quiz_html(
     answer: int | str,
     explanation: str,
     section: tuple[str, str] | None = None,
+    new: str = "",
 ) -> str:
     """The markup of one question. ``answer`` is the right choice's index or its text;
     ``section``, a ``(title, address)`` pair such as ``("Dicts sort their keys",
-    "#dicts-sort-their-keys")``, adds a link to reread it under the explanation."""
+    "#dicts-sort-their-keys")``, adds a link to reread it under the explanation;
+    ``new`` is kept for the book's question audit (see :func:`quiz`)."""
     choices, index = _checked(key, choices, answer)
     buttons = "".join(
         f'<li><button type="button" class="pt-quiz-choice" data-choice="{i}">'
@@ -49,7 +51,9 @@ def quiz_html(
         for i, text in enumerate(choices)
     )
     return (
-        f'<div class="pt-quiz" data-key="{html.escape(key)}" data-answer="{index}">'
+        f'<div class="pt-quiz" data-key="{html.escape(key)}" data-answer="{index}"'
+        + (f' data-new="{html.escape(new)}"' if new else "")
+        + ">"
         f'<p class="pt-quiz-question">{html.escape(question)}</p>'
         f'<ol class="pt-quiz-choices" type="A">{buttons}</ol>'
         f'<div class="pt-quiz-feedback" hidden><p class="pt-quiz-verdict" role="status"></p>'
@@ -127,6 +131,7 @@ def quiz(
     answer: int | str,
     explanation: str,
     section: tuple[str, str] | None = None,
+    new: str = "",
 ) -> HTML:
     """Show a multiple-choice question that answers in the page.
 
@@ -134,11 +139,13 @@ def quiz(
     ``repr(jax.tree.leaves(tree))``): the build fails if it is not one of ``choices``,
     so the page can never state a wrong answer. ``section`` is the ``(title,
     address)`` of the section whose rule decides the answer, linked under the
-    explanation. In the book's build the question answers in the page; elsewhere (a
+    explanation. ``new`` quotes the code of the question that no earlier cell shows,
+    where every call it makes ran before (``booktools.question_audit`` checks the
+    quote). In the book's build the question answers in the page; elsewhere (a
     notebook) it shows its choices, then the answer when asked.
     """
     if os.environ.get(IN_THE_BOOK) == "1":
-        return HTML(quiz_html(key, question, choices, answer, explanation, section))
+        return HTML(quiz_html(key, question, choices, answer, explanation, section, new))
     listed, index = _checked(key, choices, answer)
     title = section[0] if section else None
     return HTML(_notebook_html(key, question, listed, index, explanation, title))

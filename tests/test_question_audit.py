@@ -74,16 +74,23 @@ def test_a_question_whose_input_holds_a_node_kind_no_earlier_call_held_is_not(tm
     assert _recalled(tmp_path, _shown(SHOWN), _question(asked)) == []
 
 
-def test_node_kinds_must_all_stand_in_one_earlier_call(tmp_path):
+def test_node_kinds_may_each_come_from_another_earlier_call(tmp_path):
+    # a question whose parts are each shown counts as shown
     shown = (_shown('jax.tree.leaves({"a": None})'), _shown('jax.tree.leaves({"a": []})'))
-    asked = 'jax.tree.leaves({"a": None, "b": ()})'
-    assert _recalled(tmp_path, *shown, _question(asked)) == []
+    asked = _question('jax.tree.leaves({"a": None, "b": ()})')
+    assert _flagged(tmp_path, *shown, asked) == ["page-1"]
 
 
 def test_leaf_types_may_each_come_from_another_earlier_call(tmp_path):
     shown = (_shown('jax.tree.leaves({"a": 1.0})'), _shown('jax.tree.leaves({"a": "text"})'))
     asked = _question('jax.tree.leaves({"b": "name", "c": 2})')
     assert _flagged(tmp_path, *shown, asked) == ["page-1"]
+
+
+def test_a_number_and_a_float_array_are_one_leaf_type(tmp_path):
+    shown = _shown("jax.tree.reduce(lambda t, x: t + x, {'w': jnp.ones(2)})")
+    asked = _question("jax.tree.reduce(lambda t, x: t + x, [3, 4])")
+    assert _flagged(tmp_path, shown, asked) == ["page-1"]
 
 
 def test_an_int_array_is_another_leaf_type_than_a_float_array(tmp_path):
@@ -196,3 +203,95 @@ def test_a_literal_keyword_argument_is_compared_by_its_value(tmp_path):
     other = _question("jax.vmap(g, in_axes=(None, 1))")
     assert _flagged(tmp_path, shown, same) == ["page-1"]
     assert _recalled(tmp_path, shown, other) == []
+
+
+def test_a_subclass_of_a_registered_class_is_one_kind_however_its_base_was_registered(
+    tmp_path,
+):
+    shown = _shown(
+        "class Base:\n    pass\n\n"
+        "jax.tree_util.register_pytree_node(Base, f, g)\n"
+        "class Sub(Base):\n    pass\n\njax.tree.leaves(Sub())"
+    )
+    asked = _question(
+        "@jax.tree_util.register_pytree_node_class\nclass Pair:\n    pass\n\n"
+        "class Named(Pair):\n    pass\n\njax.tree.leaves(Named())"
+    )
+    assert _flagged(tmp_path, shown, asked) == ["page-1"]
+
+
+def test_every_optax_transformation_has_the_same_init(tmp_path):
+    imports = "import optax\n"
+    shown = _shown(f"{imports}optax.adam(1e-3).init({{'w': jnp.ones(2)}})")
+    asked = _question(f"{imports}optax.sgd(0.1, momentum=0.9).init({{'b': jnp.zeros(3)}})")
+    assert _flagged(tmp_path, shown, asked) == ["page-1"]
+
+
+def test_a_function_the_question_defines_is_read_through_the_calls_of_its_body(tmp_path):
+    asked = _question("def count(n):\n    return len(jax.tree.leaves({'z': 3}))\n\ncount(1)")
+    assert _flagged(tmp_path, _shown(SHOWN), asked) == ["page-1"]
+
+
+def test_what_a_lambda_returns_counts_only_for_a_tree_function(tmp_path):
+    shown = _shown("jax.lax.cond(True, lambda: {'a': 1.0}, lambda: {'b': 2.0})")
+    cond = _question("jax.lax.cond(True, lambda: (1.0, 2.0), lambda: [1.0, 2.0])")
+    mapped = _question("jax.tree.map(lambda x: (x, x), [1.0])")
+    assert _flagged(tmp_path, shown, cond) == ["page-1"]
+    assert _recalled(tmp_path, _shown("jax.tree.map(lambda x: x, [1.0])"), mapped) == []
+
+
+def _quoted(code: str, new: str, choices: tuple[str, str] = ("[1, 2]", "[2, 1]")) -> str:
+    """A question on ``code`` that says ``new`` is what no earlier cell showed."""
+    asked = quiz_html("page-1", "What?", list(choices), 1, "Because.", new=new)
+    return _cell(code, "hidden", "tag_hide-output") + (
+        f'<div class="cell tag_remove-input docutils container">'
+        f'<div class="cell_output docutils container">{asked}</div></div>'
+    )
+
+
+def test_a_flagged_question_that_quotes_code_no_earlier_cell_holds_passes(tmp_path):
+    asked = _quoted('jax.tree.leaves({"z": 3, "y": (4,)})', new='"y": (4,)')
+    assert _recalled(tmp_path, _shown(SHOWN), asked) == []
+
+
+def test_a_quote_in_an_earlier_cell_without_output_is_refused(tmp_path):
+    defined = _cell('extra = {"y": (4,)}')
+    asked = _quoted('jax.tree.leaves({"z": 3, "y": (4,)})', new='"y": (4,)')
+    assert _flagged(tmp_path, _shown(SHOWN), defined, asked) == ["page-1"]
+
+
+def test_a_quote_that_differs_from_shown_code_only_by_its_values_is_refused(tmp_path):
+    found = _recalled(tmp_path, _shown(SHOWN), _quoted(ASKED, new='{"z": 3, "y": 4}'))
+    assert found == [
+        "page-1: it says '{\"z\": 3, \"y\": 4}' is new, but it was shown, "
+        f"shown by page: {SHOWN}"
+    ]
+
+
+def test_a_quote_that_only_renames_what_an_earlier_cell_bound_is_refused(tmp_path):
+    shown = _shown("total = 0\nfor leaf in jax.tree.leaves(tree):\n    total += leaf")
+    asked = "count = 0\nfor x in jax.tree.leaves(tree):\n    count += x"
+    quote = "for x in jax.tree.leaves(tree): count += x"
+    assert _flagged(tmp_path, shown, _quoted(asked, quote)) == ["page-1"]
+
+
+def test_a_quote_that_uses_another_object_of_the_page_is_new(tmp_path):
+    shown = _shown("jax.tree.leaves(params)")
+    asked = "jax.tree.leaves(stacked)"
+    assert _recalled(tmp_path, shown, _quoted(asked, "jax.tree.leaves(stacked)")) == []
+
+
+def test_an_int_in_a_quote_is_not_the_float_an_earlier_cell_held(tmp_path):
+    shown = _shown("f(1.0)\nf(2.0)")
+    assert _recalled(tmp_path, shown, _quoted("f(1.0)\nf(2)", "f(2)")) == []
+
+
+def test_a_quote_not_in_the_questions_own_code_is_refused(tmp_path):
+    found = _recalled(tmp_path, _shown(SHOWN), _quoted(ASKED, new="is_leaf=None"))
+    assert found == ["page-1: it says 'is_leaf=None' is new, but its code has none, shown by "]
+
+
+def test_a_quote_does_not_excuse_an_answer_shown_in_an_earlier_output(tmp_path):
+    answer = "{'a': (1, 30)}"
+    asked = _quoted("other(tree, is_leaf=None)", "is_leaf=None", ("{'a': 1}", answer))
+    assert _flagged(tmp_path, _cell("show(tree)", answer), asked) == ["page-1"]

@@ -49,3 +49,9 @@ def test_outside_the_books_build_a_question_shows_its_choices_and_the_answer_whe
 def test_in_the_books_build_a_question_answers_in_the_page(monkeypatch):
     monkeypatch.setenv(IN_THE_BOOK, "1")
     assert quiz(*QUESTION).data == quiz_html(*QUESTION)
+
+
+def test_what_a_question_says_is_new_is_kept_for_the_audit_and_not_shown():
+    markup = quiz_html("k-1", "Which?", ["a", "b"], "b", "Because.", new="P(None)")
+    assert 'data-new="P(None)"' in markup
+    assert markup.count("P(None)") == 1
