@@ -263,8 +263,7 @@ def test_a_quote_in_an_earlier_cell_without_output_is_refused(tmp_path):
 def test_a_quote_that_differs_from_shown_code_only_by_its_values_is_refused(tmp_path):
     found = _recalled(tmp_path, _shown(SHOWN), _quoted(ASKED, new='{"z": 3, "y": 4}'))
     assert found == [
-        "page-1: it says '{\"z\": 3, \"y\": 4}' is new, but it was shown, "
-        f"shown by page: {SHOWN}"
+        f'page-1: it says \'{{"z": 3, "y": 4}}\' is new, but it was shown, shown by page: {SHOWN}'
     ]
 
 
