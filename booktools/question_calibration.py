@@ -5,8 +5,9 @@ of the built book.
 built into ``SITE_DIR`` and compares it with ``LABELS``, a file of lines ``KEY recall``
 or ``KEY prediction`` (``#`` starts a comment; ``booktools/question_labels/`` holds the
 readings made so far, each named by the commit whose book it read). It prints how many
-recall questions the rule flags, how many predictions it flags, and each flag with the
-cells it matched, so a change of the rule can be weighed before the book test uses it.
+recall questions the book's tests fail (the rule's flags, and the questions without a
+code cell of their own), how many predictions they fail, and each with the cells it
+matched, so a change of the rule can be weighed before the book test uses it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.load.course import load_course
-from booktools.question_audit import recall_questions
+from booktools.question_audit import questions_without_code, recall_questions
 
 
 def read_labels(path: Path) -> dict[str, str]:
@@ -35,6 +36,8 @@ def read_labels(path: Path) -> dict[str, str]:
 def calibration(pages: Sequence[tuple[str, Path]], labels: dict[str, str]) -> str:
     """The comparison of the rule's flags on ``pages`` with ``labels``, as text."""
     flagged = {found.question.key: str(found) for found in recall_questions(pages)}
+    for question in questions_without_code(pages):  # the book's test fails these too
+        flagged[question.key] = f"{question.key}: no hide-output code cell of its own"
     recall = [key for key, label in labels.items() if label == "recall"]
     predictions = [key for key, label in labels.items() if label == "prediction"]
     caught = [key for key in recall if key in flagged]

@@ -31,3 +31,9 @@ def test_the_calibration_counts_recall_caught_and_predictions_flagged(tmp_path: 
         "recall flagged: 0/1; missed: page-9",
         "predictions flagged: 1/1: page-1",
     ]
+
+
+def test_a_question_without_its_own_code_cell_counts_as_flagged(tmp_path: Path):
+    pages = _page(tmp_path, _shown(SHOWN), _question(ASKED).replace("tag_hide-output", ""))
+    text = calibration(pages, {"page-1": "recall"})
+    assert text.splitlines()[0] == "recall flagged: 1/1; missed: none"
