@@ -37,6 +37,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from autograder.load.course import load_course
+from booktools.question_readings import Reading, digest, read_folder
 
 
 @dataclass(frozen=True)
@@ -536,31 +537,53 @@ def _first_line(code: str) -> str:
     return next((line.strip() for line in code.splitlines() if line.strip()), "")
 
 
-def recall_questions(pages: Sequence[tuple[str, Path]]) -> Iterator[Recall]:
+def recall_questions(
+    pages: Sequence[tuple[str, Path]], readings: dict[str, list[Reading]] | None = None
+) -> Iterator[Recall]:
     """The questions of the built ``pages`` (``(chapter, path)`` in the book's order)
     that the rule of this module calls recall. The book's test fails them.
 
     A question whose every call ran before still asks for a prediction when it
     combines them in a way no cell showed; it says so with ``quiz(..., new=CODE)``,
-    quoting that code. The quote must stand in its own code and in no earlier shown
-    cell's code, numbers and strings aside (:func:`_tokens`): other values alone make
-    nothing new. A quote that does not is reported, whatever the rule says."""
+    quoting that code. The quote must stand in its own code and in no code cell before
+    it, values and the names a cell binds aside (:func:`_tokens`): other values alone
+    make nothing new. A quote that does not is reported, whatever the rule says. As a
+    token search cannot tell whether the quote is what the answer turns on, a flagged
+    question passes only with a reading (``readings``, by default those of
+    ``booktools/question_labels/``) that calls that very question a prediction."""
+    readings = read_folder() if readings is None else readings
     for each in _asked(pages):
         question, asked, shown = each.question, each.calls, each.shown
         found = _answer_shown(question, shown)
         if found is None and question.new:
             found = _quote_refused(question, each.own, each.read)
-            if found is None:
-                continue
         cells = [showing(call, shown) for call in asked]
         if found is None and asked and all(cells):
-            found = Recall(
-                question,
-                f"every call of its code ran before ({', '.join(dict.fromkeys(map(str, asked)))})",
-                tuple(dict.fromkeys(cell for cell in cells if cell)),
-            )
+            shown_by = tuple(dict.fromkeys(cell for cell in cells if cell))
+            calls = ", ".join(dict.fromkeys(map(str, asked)))
+            found = Recall(question, f"every call of its code ran before ({calls})", shown_by)
+            if question.new:
+                found = _unread(question, each.own, readings.get(question.key, []), shown_by)
         if found is not None:
             yield found
+
+
+def _unread(
+    question: Question, own: Cell | None, readings: list[Reading], shown_by: tuple[Cell, ...]
+) -> Recall | None:
+    """Why a flagged question with a new quote still fails, or None: no reading calls
+    this very question (its :func:`digest`) a prediction, or one calls it recall."""
+    seen = digest(own.code if own else "", question.choices, question.answer)
+    labels = {reading.label for reading in readings if reading.digest == seen}
+    if labels == {"prediction"}:
+        return None
+    return Recall(
+        question,
+        f"its calls ran before; its quote is new, but no reader's reading calls this "
+        f"question a prediction (a line '{question.key} prediction {seen}' in "
+        f"booktools/question_labels/ records one){' and one calls it recall' * bool(labels)}",
+        shown_by,
+    )
 
 
 def _quote_refused(question: Question, own: Cell | None, read: list[Cell]) -> Recall | None:
@@ -731,18 +754,35 @@ def audit_report(pages: Sequence[tuple[str, Path]]) -> tuple[str, bool]:
     question the book's test fails, with the earlier cells that show its answer; and
     whether there is any."""
     recalled = [f"  {found}\n" for found in recall_questions(pages)]
-    text = f"{len(recalled)} questions the page answers before they are asked:\n"
+    text = f"{len(recalled)} questions the book's test fails:\n"
     return text + "".join(recalled), bool(recalled)
+
+
+def digests(pages: Sequence[tuple[str, Path]]) -> str:
+    """A line ``KEY DIGEST`` for each question of ``pages``: what a reading records
+    beside its label (``booktools/question_readings.py``)."""
+    lines = []
+    for each in _asked(pages):
+        code = each.own.code if each.own else ""
+        lines.append(
+            f"{each.question.key} {digest(code, each.question.choices, each.question.answer)}\n"
+        )
+    return "".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m booktools.question_audit SITE_DIR``: the audit of the book built into
     ``SITE_DIR`` (``_build/html``), chapters in the course's order. Exits 1 when the
-    book's test would fail."""
+    book's test would fail. With ``--digests``, each question's digest instead."""
     parser = argparse.ArgumentParser(prog="python -m booktools.question_audit")
     parser.add_argument("site", type=Path, help="the built book, such as _build/html")
-    site = parser.parse_args(argv).site
+    parser.add_argument("--digests", action="store_true", help="print KEY DIGEST lines")
+    arguments = parser.parse_args(argv)
+    site = arguments.site
     pages = [(n.id, site / "book" / f"{n.id}.html") for n in load_course().notebooks]
+    if arguments.digests:
+        print(digests(pages), end="")
+        return 0
     text, failed = audit_report(pages)
     print(text, end="")
     return 1 if failed else 0

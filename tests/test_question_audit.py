@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from booktools.question_audit import audit_report, questions_without_code, recall_questions
+from booktools.question_audit import (
+    audit_report,
+    digests,
+    questions_without_code,
+    recall_questions,
+)
+from booktools.question_readings import Reading, digest
 from booktools.quiz import quiz_html
 
 IMPORTS = "import jax\nimport jax.numpy as jnp"
@@ -39,13 +45,16 @@ def _page(tmp_path: Path, *cells: str) -> list[tuple[str, Path]]:
     return [("page", page)]
 
 
-def _recalled(tmp_path: Path, *cells: str) -> list[str]:
-    return [str(found) for found in recall_questions(_page(tmp_path, *cells))]
+def _recalled(tmp_path: Path, *cells: str, readings: dict | None = None) -> list[str]:
+    """What the audit says of each question it fails, with no reading but ``readings``."""
+    found = recall_questions(_page(tmp_path, *cells), readings or {})
+    return [str(each) for each in found]
 
 
-def _flagged(tmp_path: Path, *cells: str) -> list[str]:
-    """The keys of the questions the rule flags."""
-    return [found.question.key for found in recall_questions(_page(tmp_path, *cells))]
+def _flagged(tmp_path: Path, *cells: str, readings: dict | None = None) -> list[str]:
+    """The keys of the questions the audit fails, with no reading but ``readings``."""
+    found = recall_questions(_page(tmp_path, *cells), readings or {})
+    return [each.question.key for each in found]
 
 
 def _flagged_after(tmp_path: Path, shown: str, asked: str) -> list[str]:
@@ -163,7 +172,7 @@ def test_a_short_answer_in_an_earlier_output_is_a_coincidence(tmp_path):
 
 def test_the_report_lists_each_recall_question_and_fails(tmp_path):
     text, failed = audit_report(_page(tmp_path, _shown(SHOWN), _question(ASKED)))
-    assert text == f"1 questions the page answers before they are asked:\n  {RERUN}\n"
+    assert text == f"1 questions the book's test fails:\n  {RERUN}\n"
     assert failed
 
 
@@ -240,7 +249,10 @@ def test_what_a_lambda_returns_counts_only_for_a_tree_function(tmp_path):
     assert _recalled(tmp_path, _shown("jax.tree.map(lambda x: x, [1.0])"), mapped) == []
 
 
-def _quoted(code: str, new: str, choices: tuple[str, str] = ("[1, 2]", "[2, 1]")) -> str:
+CHOICES = ("[1, 2]", "[2, 1]")
+
+
+def _quoted(code: str, new: str, choices: tuple[str, str] = CHOICES) -> str:
     """A question on ``code`` that says ``new`` is what no earlier cell showed."""
     asked = quiz_html("page-1", "What?", list(choices), 1, "Because.", new=new)
     return _cell(code, "hidden", "tag_hide-output") + (
@@ -249,15 +261,46 @@ def _quoted(code: str, new: str, choices: tuple[str, str] = ("[1, 2]", "[2, 1]")
     )
 
 
-def test_a_flagged_question_that_quotes_code_no_earlier_cell_holds_passes(tmp_path):
-    asked = _quoted('jax.tree.leaves({"z": 3, "y": (4,)})', new='"y": (4,)')
-    assert _recalled(tmp_path, _shown(SHOWN), asked) == []
+def _read_as(code: str, *labels: str) -> dict[str, list[Reading]]:
+    """Readings that call the question ``_quoted`` makes of ``code`` each of ``labels``."""
+    return {"page-1": [Reading(label, digest(code, CHOICES, 1)) for label in labels]}
+
+
+QUOTED = 'jax.tree.leaves({"z": 3, "y": (4,)})'
+
+
+def test_a_flagged_question_read_as_a_prediction_that_quotes_new_code_passes(tmp_path):
+    asked = _quoted(QUOTED, new='"y": (4,)')
+    found = _recalled(tmp_path, _shown(SHOWN), asked, readings=_read_as(QUOTED, "prediction"))
+    assert found == []
+
+
+def test_a_flagged_question_with_a_new_quote_and_no_reading_fails_saying_what_to_record(
+    tmp_path,
+):
+    [found] = _recalled(tmp_path, _shown(SHOWN), _quoted(QUOTED, new='"y": (4,)'))
+    line = f"page-1 prediction {digest(QUOTED, CHOICES, 1)}"
+    assert f"no reader's reading calls this question a prediction (a line '{line}'" in found
+
+
+def test_a_reading_of_the_question_before_it_changed_does_not_count(tmp_path):
+    readings = _read_as('jax.tree.leaves({"z": 3})', "prediction")
+    asked = _quoted(QUOTED, new='"y": (4,)')
+    assert _flagged(tmp_path, _shown(SHOWN), asked, readings=readings) == ["page-1"]
+
+
+def test_a_reading_that_calls_the_question_recall_fails_it(tmp_path):
+    readings = _read_as(QUOTED, "prediction", "recall")
+    asked = _quoted(QUOTED, new='"y": (4,)')
+    assert _flagged(tmp_path, _shown(SHOWN), asked, readings=readings) == ["page-1"]
 
 
 def test_a_quote_in_an_earlier_cell_without_output_is_refused(tmp_path):
     defined = _cell('extra = {"y": (4,)}')
-    asked = _quoted('jax.tree.leaves({"z": 3, "y": (4,)})', new='"y": (4,)')
-    assert _flagged(tmp_path, _shown(SHOWN), defined, asked) == ["page-1"]
+    asked = _quoted(QUOTED, new='"y": (4,)')
+    readings = _read_as(QUOTED, "prediction")
+    [found] = _recalled(tmp_path, _shown(SHOWN), defined, asked, readings=readings)
+    assert "is new, but it was shown, shown by page: extra = " in found
 
 
 def test_a_quote_that_differs_from_shown_code_only_by_its_values_is_refused(tmp_path):
@@ -271,13 +314,16 @@ def test_a_quote_that_only_renames_what_an_earlier_cell_bound_is_refused(tmp_pat
     shown = _shown("total = 0\nfor leaf in jax.tree.leaves(tree):\n    total += leaf")
     asked = "count = 0\nfor x in jax.tree.leaves(tree):\n    count += x"
     quote = "for x in jax.tree.leaves(tree): count += x"
-    assert _flagged(tmp_path, shown, _quoted(asked, quote)) == ["page-1"]
+    readings = _read_as(asked, "prediction")
+    [found] = _recalled(tmp_path, shown, _quoted(asked, quote), readings=readings)
+    assert "is new, but it was shown, shown by page: total = 0" in found
 
 
 def test_a_quote_that_uses_another_object_of_the_page_is_new(tmp_path):
     shown = _shown("jax.tree.leaves(params)")
     asked = "jax.tree.leaves(stacked)"
-    assert _recalled(tmp_path, shown, _quoted(asked, "jax.tree.leaves(stacked)")) == []
+    readings = _read_as(asked, "prediction")
+    assert _recalled(tmp_path, shown, _quoted(asked, asked), readings=readings) == []
 
 
 def test_an_int_in_a_quote_is_not_the_float_an_earlier_cell_held(tmp_path):
@@ -294,3 +340,8 @@ def test_a_quote_does_not_excuse_an_answer_shown_in_an_earlier_output(tmp_path):
     answer = "{'a': (1, 30)}"
     asked = _quoted("other(tree, is_leaf=None)", "is_leaf=None", ("{'a': 1}", answer))
     assert _flagged(tmp_path, _cell("show(tree)", answer), asked) == ["page-1"]
+
+
+def test_the_digests_name_each_question_with_the_digest_of_what_the_reader_sees(tmp_path):
+    printed = digests(_page(tmp_path, _shown(SHOWN), _quoted(QUOTED, new='"y": (4,)')))
+    assert printed == f"page-1 {digest(QUOTED, CHOICES, 1)}\n"

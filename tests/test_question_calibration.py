@@ -20,7 +20,7 @@ def test_labels_are_read_one_question_a_line_with_comments(tmp_path):
 def test_a_label_other_than_recall_or_prediction_is_refused(tmp_path):
     labels = tmp_path / "labels.txt"
     labels.write_text("page-1 recal\n")
-    with pytest.raises(ValueError, match="page-1 is labelled 'recal'"):
+    with pytest.raises(ValueError, match="'page-1 recal' is not KEY recall|prediction"):
         read_labels(labels)
 
 
