@@ -20,7 +20,8 @@ A kind cannot see everything that makes a prediction (a value changed between tw
 calls, an order of keys, which field a class flattens first, two rules met at once).
 A question the rule flags for calls it has seen says what no earlier cell showed,
 ``quiz(..., new=CODE)``: the quote must stand in its own code and in no code cell
-before it, values aside (:func:`recall_questions`). ``python -m
+before it, values aside, and a reader's reading must call that very question a
+prediction (:func:`recall_questions`, ``booktools/question_readings.py``). ``python -m
 booktools.question_audit SITE_DIR`` prints each failing question with the cells that
 show its calls, for the author to read.
 """

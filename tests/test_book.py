@@ -104,8 +104,9 @@ def test_no_letter_is_the_right_answer_of_more_than_a_third_of_the_questions(bui
 def test_no_question_asks_what_an_earlier_cell_already_shows(built, course):
     """No question's code only makes calls earlier visible cells (of its page, of an
     earlier chapter, or an earlier question's code) already made on arguments of the
-    same kinds, unless it quotes the code no earlier cell holds (quiz(..., new=...)),
-    and no right answer is a whole line of an earlier output: the rule of
+    same kinds, unless it quotes the code no earlier cell holds (quiz(..., new=...))
+    and a reader's reading (booktools/question_labels/) calls it a prediction, and no
+    right answer is a whole line of an earlier output: the rule of
     booktools.question_audit. A question the reader answers by scrolling up measures
     scrolling, not the lesson. python -m booktools.question_audit _build/html prints
     the same list."""
