@@ -578,11 +578,15 @@ def _unread(
     labels = {reading.label for reading in readings if reading.digest == seen}
     if labels == {"prediction"}:
         return None
+    if "recall" in labels:
+        return Recall(
+            question, "its calls ran before, and a reader's reading calls it recall", shown_by
+        )
     return Recall(
         question,
         f"its calls ran before; its quote is new, but no reader's reading calls this "
         f"question a prediction (a line '{question.key} prediction {seen}' in "
-        f"booktools/question_labels/ records one){' and one calls it recall' * bool(labels)}",
+        f"booktools/question_labels/ records one)",
         shown_by,
     )
 
