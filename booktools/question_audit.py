@@ -560,7 +560,7 @@ def recall_questions(
             found = _quote_refused(question, each.own, each.read)
         cells = [showing(call, shown) for call in asked]
         if found is None and asked and all(cells):
-            shown_by = tuple(dict.fromkeys(cell for cell in cells if cell))
+            shown_by = tuple(dict.fromkeys(cell for found in cells for cell in found))
             calls = ", ".join(dict.fromkeys(map(str, asked)))
             found = Recall(question, f"every call of its code ran before ({calls})", shown_by)
             if question.new:
@@ -582,11 +582,13 @@ def _unread(
         return Recall(
             question, "its calls ran before, and a reader's reading calls it recall", shown_by
         )
+    earlier = [reading.digest for reading in readings if reading.digest]
+    changed = f", and the readings of it ({', '.join(earlier)}) read it before it changed"
     return Recall(
         question,
-        f"its calls ran before; its quote is new, but no reader's reading calls this "
-        f"question a prediction (a line '{question.key} prediction {seen}' in "
-        f"booktools/question_labels/ records one)",
+        f"its calls ran before; its quote is new, but no reading calls this question "
+        f"({seen}) a prediction{changed * bool(earlier)}: have someone who did not write "
+        f"it read it (AUTHORING.md, Pictures and questions in a lesson)",
         shown_by,
     )
 
@@ -677,23 +679,35 @@ def _answer_shown(question: Question, shown: list[tuple[Cell, list[Call]]]) -> R
     return None
 
 
-def showing(call: Call, shown: list[tuple[Cell, list[Call]]]) -> Cell | None:
-    """The last of the cells ``shown`` that shows ``call``, or None: earlier calls of the
-    same function, with the same arguments by position and keyword, held between them
-    each node kind and each leaf type each argument holds (a question whose parts are
-    each shown counts as shown). A number and an array are one leaf type here: what a
-    tree function does with a leaf does not depend on which it is."""
+def showing(call: Call, shown: list[tuple[Cell, list[Call]]]) -> tuple[Cell, ...]:
+    """The cells of ``shown`` that show ``call``, or (): earlier calls of the same
+    function, with the same arguments by position and keyword, held between them each
+    node kind and each leaf type each argument holds (a question whose parts are each
+    shown counts as shown). The cells named are the last call that held them all, or
+    else, for each kind, the last call that held it. A number and an array are one leaf
+    type here: what a tree function does with a leaf does not depend on which it is."""
     same = [
         (cell, e)
         for cell, calls in shown
         for e in calls
         if (e.function, e.places) == (call.function, call.places)
     ]
-    for place, held in call.arguments:
-        earlier = set().union(*(_leaf_kinds(dict(e.arguments)[place]) for _, e in same))
-        if not _leaf_kinds(held) <= earlier:
-            return None
-    return same[-1][0] if same else None
+    wanted = [(place, _leaf_kinds(held)) for place, held in call.arguments]
+    whole = [
+        cell
+        for cell, e in same
+        if all(kinds <= _leaf_kinds(dict(e.arguments)[place]) for place, kinds in wanted)
+    ]
+    if whole:
+        return (whole[-1],)
+    cells = []
+    for place, kinds in wanted:
+        for kind in sorted(kinds):
+            holding = [cell for cell, e in same if kind in _leaf_kinds(dict(e.arguments)[place])]
+            if not holding:
+                return ()
+            cells.append(holding[-1])
+    return tuple(dict.fromkeys(cells))
 
 
 def _leaf_kinds(held: Kinds) -> set[str]:

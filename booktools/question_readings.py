@@ -44,6 +44,8 @@ def read_file(path: Path) -> dict[str, Reading]:
             continue
         if len(words) not in (2, 3) or words[1] not in LABELS:
             raise ValueError(f"{path}: {line!r} is not KEY recall|prediction [DIGEST]")
+        if words[0] in readings:  # a reading calls each question once
+            raise ValueError(f"{path}: {words[0]} is read twice")
         readings[words[0]] = Reading(*words[1:])
     return readings
 

@@ -112,8 +112,10 @@ def test_no_question_asks_what_an_earlier_cell_already_shows(built, course):
     the same list."""
     pages = [(n.id, built / "book" / f"{n.id}.html") for n in course.notebooks]
     recalled = [str(found) for found in recall_questions(pages)]
-    assert recalled == [], "ask about code whose output no earlier cell shows:\n" + "\n".join(
-        recalled
+    assert recalled == [], (
+        "ask about code whose output no earlier cell shows, or, if a question does ask for "
+        "a prediction, quote what decides with quiz(..., new=...) and have it read "
+        "(AUTHORING.md, Pictures and questions in a lesson):\n" + "\n".join(recalled)
     )
 
 

@@ -90,6 +90,14 @@ def test_node_kinds_may_each_come_from_another_earlier_call(tmp_path):
     assert _flagged(tmp_path, *shown, asked) == ["page-1"]
 
 
+def test_the_message_names_the_cell_that_held_the_kinds_not_the_last_call(tmp_path):
+    holding = 'jax.tree.map(lambda leaf: leaf + 1, {"z": 1, "a": (2, None, [])})'
+    later = "jax.tree.map(lambda x: x - 1, 10)"
+    asked = _question('jax.tree.map(lambda leaf: leaf * 2, {"y": 5, "b": (6, None, [])})')
+    [found] = _recalled(tmp_path, _shown(holding), _shown(later), asked)
+    assert found.endswith(f"shown by page: {holding}")
+
+
 def test_leaf_types_may_each_come_from_another_earlier_call(tmp_path):
     shown = (_shown('jax.tree.leaves({"a": 1.0})'), _shown('jax.tree.leaves({"a": "text"})'))
     asked = _question('jax.tree.leaves({"b": "name", "c": 2})')
@@ -275,18 +283,20 @@ def test_a_flagged_question_read_as_a_prediction_that_quotes_new_code_passes(tmp
     assert found == []
 
 
-def test_a_flagged_question_with_a_new_quote_and_no_reading_fails_saying_what_to_record(
+def test_a_flagged_question_with_a_new_quote_and_no_reading_fails_saying_what_it_needs(
     tmp_path,
 ):
     [found] = _recalled(tmp_path, _shown(SHOWN), _quoted(QUOTED, new='"y": (4,)'))
-    line = f"page-1 prediction {digest(QUOTED, CHOICES, 1)}"
-    assert f"no reader's reading calls this question a prediction (a line '{line}'" in found
+    read = digest(QUOTED, CHOICES, 1)
+    assert f"no reading calls this question ({read}) a prediction: have someone who" in found
 
 
 def test_a_reading_of_the_question_before_it_changed_does_not_count(tmp_path):
     readings = _read_as('jax.tree.leaves({"z": 3})', "prediction")
     asked = _quoted(QUOTED, new='"y": (4,)')
-    assert _flagged(tmp_path, _shown(SHOWN), asked, readings=readings) == ["page-1"]
+    [found] = _recalled(tmp_path, _shown(SHOWN), asked, readings=readings)
+    before = digest('jax.tree.leaves({"z": 3})', CHOICES, 1)
+    assert f"the readings of it ({before}) read it before it changed" in found
 
 
 def test_a_reading_that_calls_the_question_recall_fails_it(tmp_path):

@@ -24,6 +24,13 @@ def test_a_line_that_is_not_a_key_a_label_and_a_digest_is_refused(tmp_path, line
         read_file(path)
 
 
+def test_a_reading_that_reads_a_question_twice_is_refused(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("page-1 prediction d1\npage-1 recall d1\n")
+    with pytest.raises(ValueError, match="page-1 is read twice"):
+        read_file(path)
+
+
 def test_every_file_of_a_folder_adds_its_readings(tmp_path):
     (tmp_path / "a.txt").write_text("page-1 prediction d1\n")
     (tmp_path / "b.txt").write_text("page-1 recall d1\npage-2 prediction d2\n")
