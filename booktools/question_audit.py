@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import io
 import tokenize
 from collections.abc import Iterator, Sequence
@@ -333,12 +334,14 @@ def cell_calls(code: str, names: dict[str, Kinds]) -> list[Call]:
     a result (``jax.vmap(f)(x, y)``) are one argument. ``names`` maps the names
     bound so far to their kinds; what ``code`` binds is added to it."""
     found = []
+    statements = _statements(code)
     # a function the cell defines is read through the calls of its body
-    own = {f"fn {s.name}" for s in _statements(code) if isinstance(s, ast.FunctionDef)}
-    for statement in _statements(code):
+    own = {f"fn {s.name}" for s in statements if isinstance(s, ast.FunctionDef)}
+    for statement in statements:
         if isinstance(statement, ast.For):
             _bind_loop(statement, names)  # what its body sees
-        inside = {k: v for k, v in names.items() if k not in _parameters(statement)}
+        parameters = _parameters(statement)
+        inside = {k: v for k, v in names.items() if k not in parameters}
         defines = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for node in ast.walk(statement):
             call = _call(node, inside)
@@ -599,24 +602,26 @@ def _quote_refused(question: Question, own: Cell | None, read: list[Cell]) -> Re
     if own is None:
         return Recall(question, f"it says {question.new!r} is new, but it has no code", ())
     quote = f" {_tokens(question.new, _binds(own.code))} "
-    if quote not in f" {_tokens(own.code, _binds(own.code))} ":
+    if quote not in _cell_tokens(own.code):
         return Recall(question, f"it says {question.new!r} is new, but its code has none", ())
     for cell in read:
-        if quote in f" {_tokens(cell.code, _binds(cell.code))} ":
+        if quote in _cell_tokens(cell.code):
             return Recall(question, f"it says {question.new!r} is new, but it was shown", (cell,))
     return None
+
+
+@functools.cache  # every quote is compared with every earlier cell: each is read once
+def _cell_tokens(code: str) -> str:
+    """A cell's :func:`_tokens`, names it binds aside, spaced at both ends for search."""
+    return f" {_tokens(code, _binds(code))} "
 
 
 def _binds(code: str) -> frozenset[str]:
     """The names ``code`` binds itself (variables, functions, classes, parameters),
     imports aside: renaming them changes nothing; a name bound elsewhere is another
     object."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return frozenset()
     bound = set()
-    for node in ast.walk(tree):
+    for node in (n for statement in _statements(code) for n in ast.walk(statement)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
